@@ -1,0 +1,34 @@
+//! warpsw's Smith-Waterman kernels, written once and compiled twice.
+//!
+//! For `nvptx64-nvidia-cuda` this crate is `#![no_std]` and each kernel module
+//! exports an `extern "ptx-kernel"` entry point; `host/build.rs` compiles it to
+//! PTX that the host loads through `cudarc`. For the host target the same
+//! kernel bodies compile as ordinary Rust with the GPU's thread and warp
+//! primitives emulated ([`warp`]), which is how CI (no GPU) tests every kernel
+//! against the scalar reference and how the CPU engine computes its scores.
+//!
+//! # Brief overview
+//! * [`recurrence`]: the Gotoh cell update every kernel shares.
+//! * [`layout`]: the packed formats and the `#[repr(C)]` parameter blocks that
+//!   the host fills in and the kernels read.
+//! * [`warp`]: thread index, shuffles, votes — real on the GPU, emulated on the host.
+//! * [`simt`]: the inter-task kernel (one thread per database sequence).
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, stdarch_nvptx)
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![deny(missing_docs)]
+
+pub mod layout;
+pub mod recurrence;
+pub mod simt;
+pub mod warp;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,78 @@
+//! The Gotoh affine-gap recurrence, one cell at a time, shared by every kernel.
+//!
+//! With `H` the best score of an alignment ending at cell (i, j), `E` one
+//! ending in a gap along the database sequence (a horizontal move) and `F` one
+//! ending in a gap along the query (a vertical move):
+//!
+//! ```text
+//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - (open + extend))
+//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - (open + extend))
+//! H(i,j) = max(0, H(i-1,j-1) + s(q_i, d_j), E(i,j), F(i,j))      (local)
+//! ```
+//!
+//! so a gap of length k costs `open + k * extend` (BLAST's and CUDASW++'s
+//! convention). Gotoh, O. (1982). *An improved algorithm for matching
+//! biological sequences.* J. Mol. Biol. 162(3):705–708.
+//! [doi:10.1016/0022-2836(82)90398-9](https://doi.org/10.1016/0022-2836(82)90398-9)
+//!
+//! Every function is `#[inline(always)]`: kernels live in another crate from
+//! nothing, but a non-inlined call would still cost a call per cell.
+
+/// "Minus infinity" for E and F: low enough that no real score reaches it,
+/// high enough that subtracting any gap penalty cannot wrap around.
+pub const NEG_INF: i32 = i32::MIN / 4;
+
+/// Gap penalties as the kernels use them: both are costs (non-negative).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gaps {
+    /// Cost of a gap's first residue: `open + extend`.
+    pub first: i32,
+    /// Cost of each further residue: `extend`.
+    pub extend: i32,
+}
+
+impl Gaps {
+    /// Gaps for the convention "a gap of length k costs `open + k * extend`".
+    ///
+    /// ```
+    /// let g = gpu_kernels::recurrence::Gaps::new(11, 1);
+    /// assert_eq!((g.first, g.extend), (12, 1));
+    /// ```
+    #[inline(always)]
+    pub const fn new(open: i32, extend: i32) -> Self {
+        Gaps { first: open + extend, extend }
+    }
+}
+
+/// The gap score that continues `gap` or opens a new gap after `h`:
+/// `max(gap - extend, h - (open + extend))`. Used for both E and F.
+///
+/// ```
+/// use gpu_kernels::recurrence::{gap_score, Gaps};
+/// let g = Gaps::new(10, 1);
+/// assert_eq!(gap_score(5, 20, g), 9); // open after H=20: 20 - 11
+/// assert_eq!(gap_score(15, 20, g), 14); // extend: 15 - 1
+/// ```
+#[inline(always)]
+pub fn gap_score(gap: i32, h: i32, g: Gaps) -> i32 {
+    max(gap - g.extend, h - g.first)
+}
+
+/// The local-alignment H of a cell: `max(0, diag + sub, e, f)`.
+///
+/// ```
+/// assert_eq!(gpu_kernels::recurrence::local_h(3, 4, 2, 1), 7);
+/// assert_eq!(gpu_kernels::recurrence::local_h(3, -9, -1, -2), 0);
+/// ```
+#[inline(always)]
+pub fn local_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
+    max(max(diag + sub, e), max(f, 0))
+}
+
+/// `core::cmp::max` for i32 without the generic `Ord` machinery, so it
+/// lowers to one `max.s32` (fused with the add into Hopper's `VIADDMNMX`).
+#[inline(always)]
+pub fn max(a: i32, b: i32) -> i32 {
+    if a > b { a } else { b }
+}

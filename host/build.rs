@@ -1,0 +1,103 @@
+//! Compiles `gpu-kernels/` to PTX and hands its path to the host library.
+//!
+//! This plays the role of Rust-CUDA's `cuda_builder`, with rustc's own
+//! `nvptx64-nvidia-cuda` target (DESIGN.md §2): a nested
+//! `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm`
+//! with its own target directory, so it neither deadlocks on the outer build's
+//! lock nor inherits host `RUSTFLAGS`. The PTX is baseline `sm_80` / PTX ISA
+//! 8.0: the driver JIT-compiles it for the GPU it runs on (Hopper included).
+//! Cargo reruns this script only when a kernel source changes.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let kernels = manifest_dir.join("../gpu-kernels");
+    println!("cargo:rerun-if-changed={}", kernels.join("src").display());
+    println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
+
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let target_dir = out_dir.join("nvptx-target");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(manifest_dir.join(".."))
+        .args([
+            "rustc",
+            "-p",
+            "gpu-kernels",
+            "--release",
+            "--lib",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--target-dir",
+        ])
+        .arg(&target_dir)
+        .args([
+            "--",
+            "--emit=asm",
+            "-C",
+            "target-cpu=sm_80",
+            "-C",
+            "target-feature=+ptx80",
+            // Debug sections in PTX are rejected by ptxas.
+            "-C",
+            "debuginfo=0",
+            // Kernels keep their column state in fixed-size arrays indexed by
+            // loop counters; only full unrolling keeps those arrays in
+            // registers instead of local memory (tests/ptx.rs checks).
+            "-C",
+            "llvm-args=-unroll-threshold=4000",
+        ]);
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_MAKEFLAGS",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
+        cmd.env_remove(var);
+    }
+    let output = cmd.output().unwrap_or_else(|e| {
+        fail(&format!("could not start the nested cargo for the PTX build: {e}"))
+    });
+    if !output.status.success() {
+        fail(&format!(
+            "compiling gpu-kernels to PTX failed (nested `cargo rustc --target nvptx64-nvidia-cuda`).\n\
+             It needs the pinned nightly with the rust-src component (see rust-toolchain.toml).\n\
+             --- stderr ---\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+
+    let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
+    let ptx = newest_ptx(&deps).unwrap_or_else(|| {
+        fail(&format!("the PTX build succeeded but no gpu_kernels-*.s is in {}", deps.display()))
+    });
+    let dest = out_dir.join("gpu_kernels.ptx");
+    fs::copy(&ptx, &dest).unwrap_or_else(|e| fail(&format!("copying {}: {e}", ptx.display())));
+}
+
+/// The most recently written `gpu_kernels-*.s` (older hashes may linger).
+fn newest_ptx(deps: &Path) -> Option<PathBuf> {
+    fs::read_dir(deps)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("gpu_kernels-") && name.ends_with(".s")
+        })
+        .max_by_key(|p| fs::metadata(p).and_then(|m| m.modified()).ok())
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1);
+}

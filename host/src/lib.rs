@@ -1,0 +1,23 @@
+//! warpsw's host library: the search pipeline as stages.
+//!
+//! read ([`fasta`]) → encode ([`alphabet`]) → score ([`matrix`], [`scoring`],
+//! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
+//! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
+//! [`reference`] is the scalar oracle every engine is tested against.
+#![deny(missing_docs)]
+
+pub mod alphabet;
+pub mod db;
+pub mod dbfile;
+pub mod dispatch;
+pub mod engine;
+pub mod error;
+pub mod fasta;
+pub mod matrix;
+pub mod merge;
+pub mod output;
+pub mod profile;
+pub mod reference;
+pub mod scoring;
+
+pub use error::{Error, Result};
