@@ -17,7 +17,10 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let kernels = manifest_dir.join("../gpu-kernels");
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
-    println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        kernels.join("Cargo.toml").display()
+    );
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     let target_dir = out_dir.join("nvptx-target");
@@ -65,7 +68,9 @@ fn main() {
         cmd.env_remove(var);
     }
     let output = cmd.output().unwrap_or_else(|e| {
-        fail(&format!("could not start the nested cargo for the PTX build: {e}"))
+        fail(&format!(
+            "could not start the nested cargo for the PTX build: {e}"
+        ))
     });
     if !output.status.success() {
         fail(&format!(
@@ -78,7 +83,10 @@ fn main() {
 
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
     let ptx = newest_ptx(&deps).unwrap_or_else(|| {
-        fail(&format!("the PTX build succeeded but no gpu_kernels-*.s is in {}", deps.display()))
+        fail(&format!(
+            "the PTX build succeeded but no gpu_kernels-*.s is in {}",
+            deps.display()
+        ))
     });
     let dest = out_dir.join("gpu_kernels.ptx");
     fs::copy(&ptx, &dest).unwrap_or_else(|e| fail(&format!("copying {}: {e}", ptx.display())));

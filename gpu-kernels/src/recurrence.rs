@@ -41,7 +41,10 @@ impl Gaps {
     /// ```
     #[inline(always)]
     pub const fn new(open: i32, extend: i32) -> Self {
-        Gaps { first: open + extend, extend }
+        Gaps {
+            first: open + extend,
+            extend,
+        }
     }
 }
 

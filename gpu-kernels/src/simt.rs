@@ -81,7 +81,11 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                 let column = w * 4 + k;
                 let code = code_byte(residue_word, k as u32) as usize;
                 let row_slot = p.row_buffer.add(column * threads + t);
-                let [h_above, f_above] = if reads_row_above { *row_slot } else { [0, NEG_INF] };
+                let [h_above, f_above] = if reads_row_above {
+                    *row_slot
+                } else {
+                    [0, NEG_INF]
+                };
                 let scores = profile_strip.add(code * p.query_words as usize);
 
                 let mut f = f_above;

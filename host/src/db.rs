@@ -1,1 +1,315 @@
-//! (in progress)
+//! Database preparation: takes encoded records, returns them sorted by length
+//! and packed into the chunks the kernels read.
+//!
+//! Sorting longest-first (SW-CUDA, CUDASW++) puts sequences of similar length
+//! side by side, so the threads of a warp finish together; the original order
+//! is kept for output and tie-breaking.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use gpu_kernels::layout::PAD_CODE;
+
+use crate::fasta::Record;
+
+/// Bytes that are owned or live in a memory-mapped file.
+#[derive(Clone, Debug)]
+pub enum Storage {
+    /// Owned by the process.
+    Owned(Arc<Vec<u8>>),
+    /// A range of a memory-mapped file.
+    Mapped(Arc<memmap2::Mmap>, Range<usize>),
+}
+
+impl std::ops::Deref for Storage {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Storage::Owned(v) => v,
+            Storage::Mapped(map, range) => &map[range.clone()],
+        }
+    }
+}
+
+/// A database ready to search: residue codes sorted by decreasing length.
+///
+/// Index `i` below is the *sorted* position; [`Database::original_index`]
+/// maps it back to the position in the input file.
+#[derive(Clone, Debug)]
+pub struct Database {
+    ids: Vec<String>,
+    residues: Storage,
+    /// `offsets[i]..offsets[i + 1]` are sequence `i`'s residues.
+    offsets: Vec<u64>,
+    /// Sorted position → position in the input.
+    original: Vec<u32>,
+}
+
+impl Database {
+    /// Sorts records by decreasing length (ties keep input order).
+    pub fn from_records(records: Vec<Record>) -> Database {
+        let mut order: Vec<u32> = (0..records.len() as u32).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].codes.len()));
+        let total: usize = records.iter().map(|r| r.codes.len()).sum();
+        let mut residues = Vec::with_capacity(total);
+        let mut offsets = Vec::with_capacity(records.len() + 1);
+        offsets.push(0);
+        for &i in &order {
+            residues.extend_from_slice(&records[i as usize].codes);
+            offsets.push(residues.len() as u64);
+        }
+        let ids = records.into_iter().map(|r| r.id).collect();
+        Database {
+            ids,
+            residues: Storage::Owned(Arc::new(residues)),
+            offsets,
+            original: order,
+        }
+    }
+
+    /// Assembles a database from its parts (used by [`crate::dbfile`]).
+    /// `ids` are in input order; `residues`, `offsets`, `original` in sorted order.
+    pub fn from_parts(
+        ids: Vec<String>,
+        residues: Storage,
+        offsets: Vec<u64>,
+        original: Vec<u32>,
+    ) -> Database {
+        Database {
+            ids,
+            residues,
+            offsets,
+            original,
+        }
+    }
+
+    /// Number of sequences.
+    pub fn len(&self) -> usize {
+        self.original.len()
+    }
+
+    /// Whether the database holds no sequence.
+    pub fn is_empty(&self) -> bool {
+        self.original.is_empty()
+    }
+
+    /// Total residues, `|D|` in GCUPS.
+    pub fn total_residues(&self) -> u64 {
+        *self.offsets.last().unwrap_or(&0)
+    }
+
+    /// Residue codes of the sequence at sorted position `i`.
+    pub fn sequence(&self, i: usize) -> &[u8] {
+        &self.residues[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Length of the sequence at sorted position `i`.
+    pub fn length(&self, i: usize) -> usize {
+        (self.offsets[i + 1] - self.offsets[i]) as usize
+    }
+
+    /// Input position of the sequence at sorted position `i`.
+    pub fn original_index(&self, i: usize) -> usize {
+        self.original[i] as usize
+    }
+
+    /// Id of the sequence at input position `original`.
+    pub fn id(&self, original: usize) -> &str {
+        &self.ids[original]
+    }
+
+    /// All ids, in input order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// All residues, sorted order, concatenated.
+    pub fn residues(&self) -> &[u8] {
+        &self.residues
+    }
+
+    /// Sequence boundaries in [`Self::residues`], `len() + 1` entries.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// Sorted position → input position, `len()` entries.
+    pub fn original_order(&self) -> &[u32] {
+        &self.original
+    }
+
+    /// Reorders `scores` given in sorted order into input order.
+    pub fn to_input_order(&self, sorted_scores: &[i32]) -> Vec<i32> {
+        let mut out = vec![0; sorted_scores.len()];
+        for (i, &s) in sorted_scores.iter().enumerate() {
+            out[self.original[i] as usize] = s;
+        }
+        out
+    }
+}
+
+/// Limits that decide how sequences are grouped into chunks.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkLimits {
+    /// Most sequences (threads) in one chunk.
+    pub max_sequences: usize,
+    /// Most bytes one chunk may occupy on the device: packed residues plus
+    /// the SIMT kernel's row buffer (`8 * 4` bytes per packed word).
+    pub max_bytes: usize,
+}
+
+impl ChunkLimits {
+    /// Device bytes a chunk of `sequences` sequences of at most `max_len`
+    /// residues needs: residues, lengths, scores and the row buffer.
+    pub fn chunk_bytes(sequences: usize, max_len: usize) -> usize {
+        let words = max_len.div_ceil(4);
+        sequences * (words * (4 + 4 * 8) + 8)
+    }
+}
+
+/// Cuts the sorted database into consecutive ranges of sorted positions, each
+/// within `limits`. Every sequence lands in exactly one range, in order.
+///
+/// ```
+/// use host::db::{plan_chunks, ChunkLimits};
+/// let lengths = [9, 7, 7, 3, 1];
+/// let limits = ChunkLimits { max_sequences: 2, max_bytes: usize::MAX };
+/// assert_eq!(plan_chunks(&lengths, limits), vec![0..2, 2..4, 4..5]);
+/// ```
+pub fn plan_chunks(sorted_lengths: &[usize], limits: ChunkLimits) -> Vec<Range<usize>> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < sorted_lengths.len() {
+        // Longest first: the first sequence of a chunk sets its width.
+        let width = sorted_lengths[start];
+        let mut end = start + 1;
+        while end < sorted_lengths.len()
+            && end - start < limits.max_sequences
+            && ChunkLimits::chunk_bytes(end + 1 - start, width) <= limits.max_bytes
+        {
+            end += 1;
+        }
+        chunks.push(start..end);
+        start = end;
+    }
+    chunks
+}
+
+/// One chunk's sequences packed four residues per word, interleaved by
+/// thread (see `gpu_kernels::layout`).
+#[derive(Clone, Debug)]
+pub struct PackedChunk {
+    /// Sorted positions of the chunk's sequences.
+    pub range: Range<usize>,
+    /// Words per sequence (the longest sequence's, rounded up).
+    pub words_per_sequence: usize,
+    /// `words_per_sequence * range.len()` words; word `w` of thread `t` at
+    /// `w * range.len() + t`.
+    pub words: Vec<u32>,
+    /// Length of each sequence.
+    pub lengths: Vec<u32>,
+}
+
+impl PackedChunk {
+    /// Packs sorted positions `range` of `db`.
+    pub fn pack(db: &Database, range: Range<usize>) -> PackedChunk {
+        let threads = range.len();
+        let lengths: Vec<u32> = range.clone().map(|i| db.length(i) as u32).collect();
+        let words_per_sequence = lengths
+            .iter()
+            .map(|&l| (l as usize).div_ceil(4))
+            .max()
+            .unwrap_or(0);
+        let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
+        let mut words = vec![pad_word; words_per_sequence * threads];
+        for (t, i) in range.clone().enumerate() {
+            for (w, quad) in db.sequence(i).chunks(4).enumerate() {
+                let mut bytes = [PAD_CODE; 4];
+                bytes[..quad.len()].copy_from_slice(quad);
+                words[w * threads + t] = u32::from_le_bytes(bytes);
+            }
+        }
+        PackedChunk {
+            range,
+            words_per_sequence,
+            words,
+            lengths,
+        }
+    }
+
+    /// Number of sequences.
+    pub fn sequences(&self) -> usize {
+        self.range.len()
+    }
+
+    /// Residues of the chunk's sequences.
+    pub fn residues(&self) -> u64 {
+        self.lengths.iter().map(|&l| l as u64).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, codes: &[u8]) -> Record {
+        Record {
+            id: id.into(),
+            description: String::new(),
+            codes: codes.to_vec(),
+        }
+    }
+
+    #[test]
+    fn sorts_longest_first_and_keeps_input_order() {
+        let db = Database::from_records(vec![
+            record("a", &[1]),
+            record("b", &[1, 2, 3]),
+            record("c", &[4]),
+            record("d", &[]),
+        ]);
+        assert_eq!(db.original_order(), &[1, 0, 2, 3]);
+        assert_eq!(db.sequence(0), &[1, 2, 3]);
+        assert_eq!(db.id(db.original_index(2)), "c");
+        assert_eq!(db.total_residues(), 5);
+        assert_eq!(db.to_input_order(&[30, 10, 40, 0]), vec![10, 30, 40, 0]);
+    }
+
+    #[test]
+    fn chunks_cover_everything_once_within_limits() {
+        let lengths: Vec<usize> = (0..1000).rev().map(|i| i % 97 * 13).collect();
+        let mut sorted = lengths.clone();
+        sorted.sort_by(|a, b| b.cmp(a));
+        let limits = ChunkLimits {
+            max_sequences: 64,
+            max_bytes: 200_000,
+        };
+        let chunks = plan_chunks(&sorted, limits);
+        let mut next = 0;
+        for c in &chunks {
+            assert_eq!(c.start, next);
+            assert!(c.len() <= 64);
+            assert!(c.len() == 1 || ChunkLimits::chunk_bytes(c.len(), sorted[c.start]) <= 200_000);
+            next = c.end;
+        }
+        assert_eq!(next, sorted.len());
+    }
+
+    #[test]
+    fn packing_interleaves_and_pads() {
+        let db = Database::from_records(vec![record("a", &[1, 2, 3, 4, 5]), record("b", &[6, 7])]);
+        let chunk = PackedChunk::pack(&db, 0..2);
+        assert_eq!(chunk.words_per_sequence, 2);
+        assert_eq!(chunk.words[0], u32::from_le_bytes([1, 2, 3, 4]));
+        assert_eq!(
+            chunk.words[1],
+            u32::from_le_bytes([6, 7, PAD_CODE, PAD_CODE])
+        );
+        assert_eq!(
+            chunk.words[2],
+            u32::from_le_bytes([5, PAD_CODE, PAD_CODE, PAD_CODE])
+        );
+        assert_eq!(chunk.words[3], u32::from_le_bytes([PAD_CODE; 4]));
+        assert_eq!(chunk.lengths, vec![5, 2]);
+    }
+}

@@ -106,7 +106,9 @@ pub enum FastaErrorKind {
     #[error("the record has no sequence")]
     EmptySequence,
     /// Occurs when a sequence holds a character that is no residue letter.
-    #[error("'{letter}' at column {column} is not an amino-acid letter (expected one of ACDEFGHIKLMNPQRSTVWY, B Z X *, U O J)")]
+    #[error(
+        "'{letter}' at column {column} is not an amino-acid letter (expected one of ACDEFGHIKLMNPQRSTVWY, B Z X *, U O J)"
+    )]
     BadResidue {
         /// The offending character.
         letter: char,

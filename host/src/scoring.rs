@@ -39,7 +39,11 @@ impl GapPenalty {
             None
         };
         match reason {
-            Some(reason) => Err(Error::InvalidGap { open, extend, reason }),
+            Some(reason) => Err(Error::InvalidGap {
+                open,
+                extend,
+                reason,
+            }),
             None => Ok(GapPenalty { open, extend }),
         }
     }

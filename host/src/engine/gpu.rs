@@ -1,0 +1,307 @@
+//! The GPU engine: uploads the packed database once, keeps it resident, and
+//! per query uploads only the query profile, launches, and reads scores back.
+//!
+//! All `unsafe` use of `cudarc` lives here: each launch wrapper checks the
+//! buffer sizes that the kernel's `# Safety` section asks for.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
+    PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use gpu_kernels::layout::{NUM_CODES, SimtParams};
+
+use super::{Engine, Kernel};
+use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
+use crate::error::{Error, Result};
+use crate::profile::sequential_profile;
+use crate::scoring::Scoring;
+
+/// The kernels' PTX, built by `host/build.rs` (baseline `sm_80`, JIT-compiled
+/// by the driver for the GPU it runs on).
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.ptx"));
+
+/// Threads per block of the SIMT kernel (CUDASW++ 2.0 found 256 best).
+const SIMT_BLOCK: u32 = 256;
+
+/// Most sequences per chunk (one launch).
+const MAX_CHUNK_SEQUENCES: usize = 1 << 18;
+
+/// A GPU the driver reports.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Total memory in bytes.
+    pub total_memory: usize,
+}
+
+/// Lists the GPUs, or says why there are none: [`Error::NoDriver`] when no
+/// CUDA driver library can be loaded, [`Error::NoDevice`] when it reports none.
+pub fn devices() -> Result<Vec<DeviceInfo>> {
+    // SAFETY: only checks whether the driver library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::NoDriver("libcuda.so could not be loaded".into()));
+    }
+    let count = CudaContext::device_count().map_err(|e| Error::NoDriver(e.to_string()))?;
+    if count <= 0 {
+        return Err(Error::NoDevice);
+    }
+    (0..count as usize)
+        .map(|ordinal| {
+            let ctx =
+                CudaContext::new(ordinal).map_err(gpu_error(ordinal, "", "opening the device"))?;
+            let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+            let stage = |s| gpu_error(ordinal, &name, s);
+            Ok(DeviceInfo {
+                ordinal,
+                compute_capability: ctx
+                    .compute_capability()
+                    .map_err(stage("reading attributes"))?,
+                total_memory: ctx.total_mem().map_err(stage("reading attributes"))?,
+                name: name.clone(),
+            })
+        })
+        .collect()
+}
+
+fn gpu_error(device: usize, name: &str, stage: &'static str) -> impl Fn(DriverError) -> Error {
+    let name = name.to_string();
+    move |e| Error::Gpu {
+        device,
+        name: name.clone(),
+        stage,
+        message: e.to_string(),
+    }
+}
+
+/// Resource use of a compiled kernel, as the driver reports it.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelResources {
+    /// Registers per thread.
+    pub registers: i32,
+    /// Local memory per thread in bytes (spills and local arrays).
+    pub local_bytes: i32,
+}
+
+/// One chunk of the database, resident on the device.
+struct DeviceChunk {
+    range: std::ops::Range<usize>,
+    words_per_sequence: usize,
+    residues: CudaSlice<u32>,
+    lengths: CudaSlice<u32>,
+}
+
+/// A GPU holding the whole database.
+pub struct GpuEngine {
+    info: DeviceInfo,
+    stream: Arc<CudaStream>,
+    simt: CudaFunction,
+    chunks: Vec<DeviceChunk>,
+    row_buffer: CudaSlice<i32>,
+    scores: CudaSlice<i32>,
+    sequences: usize,
+    scoring: Scoring,
+    kernel: Kernel,
+    upload_seconds: f64,
+}
+
+impl GpuEngine {
+    /// Opens GPU `ordinal`, loads the kernels and uploads `db` (packed into
+    /// chunks sized from the device's free memory).
+    pub fn new(
+        ordinal: usize,
+        db: &Database,
+        scoring: Scoring,
+        kernel: Kernel,
+    ) -> Result<GpuEngine> {
+        let info = devices()?
+            .into_iter()
+            .find(|d| d.ordinal == ordinal)
+            .ok_or_else(|| Error::InvalidArgument(format!("there is no GPU {ordinal}")))?;
+        let stage = |s| gpu_error(ordinal, &info.name, s);
+        let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+        let stream = ctx.default_stream();
+        let module = ctx
+            .load_module(Ptx::from_src(PTX))
+            .map_err(stage("loading the kernels' PTX"))?;
+        let simt = module
+            .load_function(Kernel::Simt.info().symbol)
+            .map_err(stage("loading the SIMT kernel"))?;
+
+        let (free, _) = ctx.mem_get_info().map_err(stage("querying free memory"))?;
+        let resident = db.total_residues() as usize + 8 * db.len();
+        if resident > free / 2 {
+            return Err(Error::InvalidArgument(format!(
+                "the database needs about {} MiB on GPU {ordinal}, which has {} MiB free; \
+                 split it into smaller files",
+                resident >> 20,
+                free >> 20
+            )));
+        }
+        // What is left after the database bounds one chunk's row buffer.
+        let limits = ChunkLimits {
+            max_sequences: MAX_CHUNK_SEQUENCES,
+            max_bytes: ((free - resident) / 4).clamp(64 << 20, 8 << 30),
+        };
+
+        let started = Instant::now();
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        let mut chunks = Vec::new();
+        let mut row_buffer_pairs = 1;
+        for range in plan_chunks(&lengths, limits) {
+            let packed = PackedChunk::pack(db, range);
+            row_buffer_pairs =
+                row_buffer_pairs.max(packed.words_per_sequence * 4 * packed.sequences());
+            chunks.push(DeviceChunk {
+                range: packed.range.clone(),
+                words_per_sequence: packed.words_per_sequence,
+                residues: stream
+                    .clone_htod(&packed.words)
+                    .map_err(stage("uploading the database"))?,
+                lengths: stream
+                    .clone_htod(&packed.lengths)
+                    .map_err(stage("uploading the database"))?,
+            });
+        }
+        let row_buffer = stream
+            .alloc_zeros::<i32>(2 * row_buffer_pairs)
+            .map_err(stage("allocating the row buffer"))?;
+        let scores = stream
+            .alloc_zeros::<i32>(db.len().max(1))
+            .map_err(stage("allocating the scores"))?;
+        stream
+            .synchronize()
+            .map_err(stage("uploading the database"))?;
+        let upload_seconds = started.elapsed().as_secs_f64();
+
+        Ok(GpuEngine {
+            info,
+            stream,
+            simt,
+            chunks,
+            row_buffer,
+            scores,
+            sequences: db.len(),
+            scoring,
+            kernel,
+            upload_seconds,
+        })
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Seconds spent packing and uploading the database.
+    pub fn upload_seconds(&self) -> f64 {
+        self.upload_seconds
+    }
+
+    /// Registers and local memory of `kernel`'s entry point on this device.
+    pub fn resources(&self, kernel: Kernel) -> Result<KernelResources> {
+        let f = match kernel {
+            Kernel::Simt => &self.simt,
+        };
+        let stage = gpu_error(
+            self.info.ordinal,
+            &self.info.name,
+            "reading kernel attributes",
+        );
+        Ok(KernelResources {
+            registers: f.num_regs().map_err(&stage)?,
+            local_bytes: f.local_size_bytes().map_err(&stage)?,
+        })
+    }
+
+    /// Launches `sw_simt_i32` over every chunk for `profile`.
+    fn launch_simt(&self, profile: &CudaSlice<u32>, query_words: usize) -> Result<()> {
+        let stage = gpu_error(
+            self.info.ordinal,
+            &self.info.name,
+            "running the SIMT kernel",
+        );
+        let gaps = self.scoring.gaps.kernel_gaps();
+        assert_eq!(profile.len(), NUM_CODES * query_words, "profile size");
+        for chunk in &self.chunks {
+            let threads = chunk.range.len();
+            // The kernel's `# Safety` duties, checked:
+            assert!(chunk.residues.len() == chunk.words_per_sequence * threads);
+            assert!(chunk.lengths.len() == threads);
+            assert!(self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads);
+            assert!(chunk.range.end <= self.scores.len());
+            let (profile_ptr, _p) = profile.device_ptr(&self.stream);
+            let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
+            let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
+            let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
+            let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+            let params = SimtParams {
+                profile: profile_ptr as *const u32,
+                residues: residues_ptr as *const u32,
+                lengths: lengths_ptr as *const u32,
+                row_buffer: row_ptr as *mut [i32; 2],
+                scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+                query_words: query_words as u32,
+                threads: threads as u32,
+                gaps,
+            };
+            let cfg = LaunchConfig {
+                grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
+                block_dim: (SIMT_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut launch = self.stream.launch_builder(&self.simt);
+            launch.arg(&params);
+            // SAFETY: `sw_simt_i32`'s duties are checked above: the profile
+            // has NUM_CODES * query_words words; residues, lengths, row buffer
+            // and scores have the sizes the chunk's thread count and width
+            // require; chunks run in stream order, so the shared row buffer
+            // is never used by two launches at once.
+            unsafe { launch.launch(cfg) }.map_err(&stage)?;
+        }
+        Ok(())
+    }
+}
+
+impl Engine for GpuEngine {
+    fn description(&self) -> String {
+        format!(
+            "GPU {} ({}, sm_{}{}), kernel {}",
+            self.info.ordinal,
+            self.info.name,
+            self.info.compute_capability.0,
+            self.info.compute_capability.1,
+            self.kernel
+        )
+    }
+
+    fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+        if query.is_empty() || self.sequences == 0 {
+            return Ok(vec![0; self.sequences]);
+        }
+        let (ordinal, name) = (self.info.ordinal, self.info.name.clone());
+        let stage = |s| gpu_error(ordinal, &name, s);
+        let profile = sequential_profile(query, &self.scoring.matrix);
+        let d_profile = self
+            .stream
+            .clone_htod(&profile)
+            .map_err(stage("uploading the query profile"))?;
+        match self.kernel {
+            Kernel::Simt => self.launch_simt(&d_profile, profile.len() / NUM_CODES)?,
+        }
+        let mut scores = self
+            .stream
+            .clone_dtoh(&self.scores)
+            .map_err(stage("reading the scores back"))?;
+        scores.truncate(self.sequences);
+        Ok(scores)
+    }
+}
