@@ -283,6 +283,10 @@ impl Engine for GpuEngine {
         )
     }
 
+    fn kernel_resources(&self) -> Result<Option<KernelResources>> {
+        self.resources(self.kernel).map(Some)
+    }
+
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         if query.is_empty() || self.sequences == 0 {
             return Ok(vec![0; self.sequences]);

@@ -91,4 +91,68 @@ pub trait Engine: Send {
     /// The local alignment score of `query` (residue codes) against every
     /// database sequence, in the database's sorted order.
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>>;
+
+    /// Registers and local memory per thread of the engine's kernel, as the
+    /// GPU driver reports them (`None` on the CPU).
+    fn kernel_resources(&self) -> Result<Option<gpu::KernelResources>> {
+        Ok(None)
+    }
+}
+
+/// Where a search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// GPU 0 if a CUDA driver and a GPU are present, else the CPU.
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// This GPU; an error if it cannot be used.
+    Gpu(usize),
+}
+
+/// An engine ready to search, and how it got there.
+pub struct Opened {
+    /// The engine, database resident.
+    pub engine: Box<dyn Engine>,
+    /// Why `Auto` fell back to the CPU, if it did (say it once to the user).
+    pub fallback: Option<String>,
+    /// Seconds spent preparing and uploading the database.
+    pub upload_seconds: f64,
+}
+
+/// Opens an engine for `db` at `placement`.
+pub fn open(
+    placement: Placement,
+    db: std::sync::Arc<crate::db::Database>,
+    scoring: crate::scoring::Scoring,
+    kernel: Kernel,
+) -> Result<Opened> {
+    let started = std::time::Instant::now();
+    let cpu = |fallback| {
+        let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), kernel);
+        Ok(Opened {
+            engine: Box::new(engine),
+            fallback,
+            upload_seconds: started.elapsed().as_secs_f64(),
+        })
+    };
+    let gpu = |ordinal| -> Result<Opened> {
+        let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
+        Ok(Opened {
+            upload_seconds: engine.upload_seconds(),
+            engine: Box::new(engine),
+            fallback: None,
+        })
+    };
+    match placement {
+        Placement::Cpu => cpu(None),
+        Placement::Gpu(ordinal) => gpu(ordinal),
+        Placement::Auto => match gpu::devices() {
+            Ok(_) => gpu(0),
+            Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
+                cpu(Some(format!("{why}; using the CPU")))
+            }
+            Err(other) => Err(other),
+        },
+    }
 }

@@ -1,0 +1,155 @@
+//! `warpsw bench`: times kernels on one resident database, query by query,
+//! and counts a timing only if its scores match the scalar reference.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use host::engine::{self, Kernel};
+use host::merge::top_hits;
+use host::reference::local_score;
+use rayon::prelude::*;
+
+use crate::cli::{BenchArgs, parse_kernel};
+use crate::search::{gcups, load_db, load_queries, placement};
+
+/// One query's timing with one kernel.
+struct Row {
+    kernel: Kernel,
+    query: String,
+    query_length: usize,
+    median_seconds: f64,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let scoring = args.scoring.scoring()?;
+    let kernels: Vec<Kernel> = args.kernels.iter().map(|k| parse_kernel(k)).collect::<Result<_, _>>()?;
+    let queries = load_queries(&args.query)?;
+    let db = Arc::new(load_db(&args.db)?);
+    let residues = db.total_residues();
+    if args.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let new = !path.exists();
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            if new {
+                writeln!(f, "device,kernel,query,query_length,db_sequences,db_residues,iter,seconds,gcups,upload_seconds")?;
+            }
+            Some(f)
+        }
+        None => None,
+    };
+
+    // Evenly spaced sorted positions, the longest and the shortest included.
+    let checked: Vec<usize> = if db.is_empty() || args.check == 0 {
+        Vec::new()
+    } else {
+        let n = args.check.min(db.len());
+        (0..n).map(|k| k * (db.len() - 1) / (n - 1).max(1)).collect()
+    };
+
+    let mut rows = Vec::new();
+    for &kernel in &kernels {
+        let opened = engine::open(placement(args.device), db.clone(), scoring.clone(), kernel)?;
+        if let Some(why) = &opened.fallback {
+            eprintln!("warpsw: {why}");
+        }
+        let mut engine = opened.engine;
+        let device = engine.description();
+        let resources = match engine.kernel_resources()? {
+            Some(r) => format!(", {} registers, {} bytes local memory per thread", r.registers, r.local_bytes),
+            None => String::new(),
+        };
+        eprintln!("{device}{resources}; database prepared/uploaded in {:.3} s", opened.upload_seconds);
+
+        for q in &queries {
+            for _ in 0..args.warmup {
+                engine.score_all(&q.codes)?;
+            }
+            let mut times = Vec::with_capacity(args.repeat);
+            let mut last = Vec::new();
+            for iter in 0..args.repeat {
+                let started = Instant::now();
+                let sorted_scores = engine.score_all(&q.codes)?;
+                let scores = db.to_input_order(&sorted_scores);
+                let hits = top_hits(&scores, 10);
+                let seconds = started.elapsed().as_secs_f64();
+                std::hint::black_box(hits);
+                times.push(seconds);
+                let cells = q.codes.len() as u128 * residues as u128;
+                if let Some(f) = csv.as_mut() {
+                    writeln!(
+                        f,
+                        "\"{device}\",{kernel},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        q.id,
+                        q.codes.len(),
+                        db.len(),
+                        gcups(cells, seconds),
+                        opened.upload_seconds
+                    )?;
+                }
+                last = sorted_scores;
+            }
+            let mismatches: Vec<usize> = checked
+                .par_iter()
+                .copied()
+                .filter(|&i| last[i] != local_score(&q.codes, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect();
+            if !mismatches.is_empty() {
+                bail!(
+                    "kernel {kernel}, query {}: {} of {} checked scores differ from the reference (first: sorted position {})",
+                    q.id,
+                    mismatches.len(),
+                    checked.len(),
+                    mismatches[0]
+                );
+            }
+            times.sort_by(f64::total_cmp);
+            rows.push(Row {
+                kernel,
+                query: q.id.clone(),
+                query_length: q.codes.len(),
+                median_seconds: times[times.len() / 2],
+            });
+        }
+    }
+    print_table(&rows, &kernels, &queries, residues, checked.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(rows: &[Row], kernels: &[Kernel], queries: &[host::fasta::Record], residues: u64, checked: usize) {
+    let short = |id: &str| id.split('|').nth(1).unwrap_or(id).to_string();
+    print!("{:<14} {:>6}", "query", "length");
+    for k in kernels {
+        print!(" {:>14}", format!("{k} GCUPS"));
+    }
+    println!();
+    for q in queries {
+        print!("{:<14} {:>6}", short(&q.id), q.codes.len());
+        for k in kernels {
+            let row = rows.iter().find(|r| r.kernel == *k && r.query == q.id).expect("every pair timed");
+            let cells = row.query_length as u128 * residues as u128;
+            print!(" {:>14.1}", gcups(cells, row.median_seconds));
+        }
+        println!();
+    }
+    print!("{:<14} {:>6}", "overall", "");
+    for k in kernels {
+        let (cells, seconds) = rows
+            .iter()
+            .filter(|r| r.kernel == *k)
+            .fold((0u128, 0.0), |(c, s), r| (c + r.query_length as u128 * residues as u128, s + r.median_seconds));
+        print!(" {:>14.1}", gcups(cells, seconds));
+    }
+    println!();
+    println!("(median of timed runs; {checked} database sequences per query checked against the scalar reference: all equal)");
+}

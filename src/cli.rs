@@ -1,0 +1,185 @@
+//! Command-line arguments (clap derive) and their validation into the
+//! library's types.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use host::engine::{KERNELS, Kernel};
+use host::matrix::ScoreMatrix;
+use host::scoring::{GapPenalty, Scoring};
+
+const GAP_HELP: &str = "Gap penalties follow BLAST and CUDASW++: a gap of length k costs \
+open + k*extend (so --gap-open 11 --gap-extend 1 charges 12 for a one-residue gap). \
+Tools that charge `open` for a gap's first residue mean open' = open + extend.";
+
+/// Exact Smith-Waterman protein search on NVIDIA GPUs (kernels written in Rust).
+#[derive(Parser, Debug)]
+#[command(name = "warpsw", version, about, after_help = GAP_HELP)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Search every query against every database sequence; print the top hits.
+    #[command(after_help = GAP_HELP)]
+    Search(SearchArgs),
+    /// Generate a database with planted homologs of a query and search it.
+    Demo(DemoArgs),
+    /// Time kernels on a resident database; GCUPS per query and kernel.
+    #[command(after_help = GAP_HELP)]
+    Bench(BenchArgs),
+    /// List the kernel variants.
+    Kernels,
+}
+
+/// Where the alignment runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeviceChoice {
+    /// The GPU if a CUDA driver and a GPU are present, else the CPU (said once).
+    Auto,
+    /// The CPU (all cores).
+    Cpu,
+    /// GPU 0; an error if there is none.
+    Gpu,
+}
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatChoice {
+    /// Tab-separated with a header line.
+    Tsv,
+    /// JSON.
+    Json,
+}
+
+/// Scoring options shared by the subcommands.
+#[derive(Args, Debug, Clone)]
+pub struct ScoringArgs {
+    /// Built-in substitution matrix: blosum45, blosum50, blosum62, blosum80,
+    /// blosum90, pam30, pam70, pam250.
+    #[arg(long, default_value = "blosum62", conflicts_with = "matrix_file")]
+    pub matrix: String,
+    /// A substitution matrix in NCBI's text format (instead of --matrix).
+    #[arg(long, value_name = "FILE")]
+    pub matrix_file: Option<PathBuf>,
+    /// Gap open penalty (a gap of length k costs open + k*extend).
+    #[arg(long, default_value_t = 11, allow_negative_numbers = true)]
+    pub gap_open: i32,
+    /// Gap extension penalty (charged for every residue of a gap).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub gap_extend: i32,
+}
+
+impl ScoringArgs {
+    /// The validated scoring.
+    pub fn scoring(&self) -> anyhow::Result<Scoring> {
+        let matrix = match &self.matrix_file {
+            Some(path) => ScoreMatrix::from_file(path)
+                .with_context(|| format!("reading --matrix-file {}", path.display()))?,
+            None => ScoreMatrix::by_name(&self.matrix)?,
+        };
+        let gaps = GapPenalty::new(self.gap_open, self.gap_extend)?;
+        Ok(Scoring { matrix, gaps })
+    }
+}
+
+/// `warpsw search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Query sequences (FASTA, optionally gzipped).
+    #[arg(short, long, value_name = "FILE")]
+    pub query: PathBuf,
+    /// Database (FASTA, optionally gzipped).
+    #[arg(short, long, value_name = "FILE")]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    /// Hits reported per query.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Kernel variant (see `warpsw kernels`).
+    #[arg(long, default_value = "simt")]
+    pub kernel: String,
+    /// Where to align.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatChoice::Tsv)]
+    pub format: FormatChoice,
+    /// Write hits here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// No summary or progress bar on standard error.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `warpsw demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Database sequences to generate.
+    #[arg(long, default_value_t = 20_000)]
+    pub sequences: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// Where to align.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// Keep the generated FASTA files in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+/// `warpsw bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Query sequences (FASTA); one row per query.
+    #[arg(short, long, value_name = "FILE")]
+    pub query: PathBuf,
+    /// Database (FASTA, optionally gzipped).
+    #[arg(short, long, value_name = "FILE")]
+    pub db: PathBuf,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    /// Kernels to time, comma separated.
+    #[arg(long, default_value = "simt", value_delimiter = ',')]
+    pub kernels: Vec<String>,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// Untimed runs per query and kernel before timing.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Timed runs per query and kernel (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// Database sequences per query whose scores are checked against the
+    /// scalar reference (a timing counts only if they all match).
+    #[arg(long, default_value_t = 300)]
+    pub check: usize,
+    /// Append one CSV row per timed run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+/// Parses `--kernel` / `--kernels` values.
+pub fn parse_kernel(name: &str) -> anyhow::Result<Kernel> {
+    Ok(name.parse::<Kernel>()?)
+}
+
+/// `warpsw kernels`: the `KERNELS` table.
+pub fn print_kernels() {
+    println!("{:<12} {:<16} {:>5}  {:<70} seed", "name", "symbol", "bits", "mapping");
+    for k in KERNELS {
+        println!(
+            "{:<12} {:<16} {:>5}  {:<70} {}",
+            k.name, k.symbol, k.score_bits, k.mapping, k.seed
+        );
+    }
+}

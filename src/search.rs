@@ -1,0 +1,122 @@
+//! `warpsw search`: read → encode → sort/pack → upload → dispatch → merge → report.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use host::db::Database;
+use host::engine::{self, Placement};
+use host::fasta::{Record, read_fasta};
+use host::merge::top_hits;
+use host::output::{Format, QueryHits, write_hits};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{DeviceChoice, FormatChoice, SearchArgs, parse_kernel};
+
+/// The `--device` choice as a placement.
+pub fn placement(choice: DeviceChoice) -> Placement {
+    match choice {
+        DeviceChoice::Auto => Placement::Auto,
+        DeviceChoice::Cpu => Placement::Cpu,
+        DeviceChoice::Gpu => Placement::Gpu(0),
+    }
+}
+
+/// Reads the database file into a sorted database.
+pub fn load_db(path: &std::path::Path) -> anyhow::Result<Database> {
+    let records = read_fasta(path).context("reading the database")?;
+    Ok(Database::from_records(records))
+}
+
+/// Reads the query file.
+pub fn load_queries(path: &std::path::Path) -> anyhow::Result<Vec<Record>> {
+    Ok(read_fasta(path).context("reading the queries")?)
+}
+
+pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let scoring = args.scoring.scoring()?;
+    let kernel = parse_kernel(&args.kernel)?;
+    let queries = load_queries(&args.query)?;
+    let read_started = Instant::now();
+    let db = Arc::new(load_db(&args.db)?);
+    let read_seconds = read_started.elapsed().as_secs_f64();
+
+    let opened = engine::open(placement(args.device), db.clone(), scoring, kernel)?;
+    if let Some(why) = &opened.fallback {
+        eprintln!("warpsw: {why}");
+    }
+    let mut engine = opened.engine;
+
+    let progress = if !args.quiet && queries.len() > 1 && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(queries.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} queries, {elapsed} ({eta} left)")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let started = Instant::now();
+    let mut results = Vec::with_capacity(queries.len());
+    let mut cells = 0u128;
+    for q in &queries {
+        let sorted_scores = engine.score_all(&q.codes)?;
+        let scores = db.to_input_order(&sorted_scores);
+        results.push(QueryHits {
+            query: q.id.clone(),
+            query_length: q.codes.len(),
+            hits: top_hits(&scores, args.top),
+        });
+        cells += q.codes.len() as u128 * db.total_residues() as u128;
+        progress.inc(1);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+
+    let format = match args.format {
+        FormatChoice::Tsv => Format::Tsv,
+        FormatChoice::Json => Format::Json,
+    };
+    match &args.out {
+        Some(path) => {
+            let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            let mut out = BufWriter::new(file);
+            write_hits(&mut out, format, &db, &results)
+                .and_then(|_| out.flush())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            write_hits(&mut out, format, &db, &results)?;
+            out.flush()?;
+        }
+    }
+
+    if !args.quiet {
+        eprintln!(
+            "warpsw: {} queries x {} sequences ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS \
+             [{}; database read {:.2} s, prepared/uploaded {:.2} s]",
+            queries.len(),
+            db.len(),
+            db.total_residues(),
+            cells as f64,
+            seconds,
+            gcups(cells, seconds),
+            engine.description(),
+            read_seconds,
+            opened.upload_seconds,
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// GCUPS = |Q| × |D| / t / 1e9 (DESIGN.md §4): cells over wall time from
+/// query submitted to sorted hits, database already resident.
+pub fn gcups(cells: u128, seconds: f64) -> f64 {
+    if seconds > 0.0 { cells as f64 / seconds / 1e9 } else { 0.0 }
+}

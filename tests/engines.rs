@@ -1,0 +1,111 @@
+//! Engines against the scalar reference: the CPU engine runs the kernels'
+//! own source, so these are kernel tests at the level of a whole search.
+
+use std::sync::Arc;
+
+use host::db::Database;
+use host::engine::{Engine, Kernel, KERNELS, cpu::CpuEngine};
+use host::fasta::Record;
+use host::reference::local_score;
+use host::scoring::Scoring;
+
+use crate::hay;
+
+fn records(seqs: Vec<Vec<u8>>) -> Vec<Record> {
+    seqs.into_iter()
+        .enumerate()
+        .map(|(i, codes)| Record {
+            id: format!("s{i}"),
+            description: String::new(),
+            codes,
+        })
+        .collect()
+}
+
+/// Every kernel on the CPU engine equals the reference for every sequence.
+pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scoring: &Scoring) {
+    let db = Arc::new(Database::from_records(records(db_seqs)));
+    for info in KERNELS {
+        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), info.kernel);
+        let scores = engine.score_all(query).unwrap();
+        assert_eq!(scores.len(), db.len());
+        for (i, &got) in scores.iter().enumerate() {
+            let want = local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps);
+            assert_eq!(
+                got, want,
+                "kernel {}, matrix {}, gaps {:?}, query len {}, target len {}",
+                info.name,
+                scoring.matrix.name(),
+                scoring.gaps,
+                query.len(),
+                db.length(i)
+            );
+        }
+    }
+}
+
+#[test]
+fn cpu_engine_matches_reference_on_homologs_and_random_sequences() {
+    let mut rng = hay::rng(1);
+    let query = hay::random_codes(&mut rng, 420, false);
+    let mut db: Vec<Vec<u8>> = (0..150)
+        .map(|_| {
+            let len = hay::skewed_length(&mut rng, 1500);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    for identity in [0.95, 0.7, 0.5, 0.3] {
+        db.push(hay::mutate(&mut rng, &query, identity));
+    }
+    for (open, extend) in hay::GAP_SETTINGS {
+        assert_engine_matches_reference(&query, db.clone(), &hay::blosum62(open, extend));
+    }
+}
+
+#[test]
+fn cpu_engine_handles_empty_query_and_empty_sequences() {
+    let mut rng = hay::rng(2);
+    let db = vec![vec![], vec![3], hay::random_codes(&mut rng, 77, false), vec![]];
+    assert_engine_matches_reference(&[], db.clone(), &hay::blosum62(11, 1));
+    assert_engine_matches_reference(&[7], db.clone(), &hay::blosum62(11, 1));
+    assert_engine_matches_reference(&hay::random_codes(&mut rng, 33, false), db, &hay::blosum62(11, 1));
+}
+
+#[test]
+fn cpu_engine_on_a_database_of_one_sequence_and_of_equal_lengths() {
+    let mut rng = hay::rng(3);
+    let query = hay::random_codes(&mut rng, 250, false);
+    assert_engine_matches_reference(&query, vec![hay::mutate(&mut rng, &query, 0.8)], &hay::blosum62(10, 1));
+    let same: Vec<Vec<u8>> = (0..97).map(|_| hay::random_codes(&mut rng, 128, false)).collect();
+    assert_engine_matches_reference(&query, same, &hay::blosum62(10, 1));
+}
+
+#[test]
+fn cpu_engine_on_identical_long_sequences_scores_beyond_16_bits() {
+    let mut rng = hay::rng(4);
+    let query = hay::random_codes(&mut rng, 9000, false);
+    let scoring = hay::blosum62(11, 1);
+    let self_score = local_score(&query, &query, &scoring.matrix, scoring.gaps);
+    assert!(self_score > 40_000, "self score {self_score} should exceed i16");
+    assert_engine_matches_reference(&query, vec![query.clone(), hay::mutate(&mut rng, &query, 0.9)], &scoring);
+    // All-W: 11 per residue, 7000 residues: 77,000 > u16::MAX.
+    let w = vec![17u8; 7000];
+    assert_engine_matches_reference(&w, vec![w.clone(), w[..3000].to_vec()], &scoring);
+}
+
+#[test]
+fn cpu_engine_on_all_x_sequences() {
+    let x = host::alphabet::X_CODE;
+    let scoring = hay::blosum62(11, 1);
+    assert_engine_matches_reference(&[x; 100], vec![vec![x; 100], vec![x; 1], vec![0; 50]], &scoring);
+}
+
+#[test]
+fn every_kernel_has_a_cpu_path() {
+    // The CPU engine dispatches on Kernel; this fails to compile or panics
+    // if a KERNELS row has no emulated launch.
+    for info in KERNELS {
+        let parsed: Kernel = info.name.parse().unwrap();
+        assert_eq!(parsed, info.kernel);
+    }
+}

@@ -1,0 +1,68 @@
+//! Shared inputs: tiny FASTA texts, random sequences, matrices, gap settings.
+
+use host::matrix::{BUILTIN, ScoreMatrix};
+use host::scoring::{GapPenalty, Scoring};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Gap settings every kernel is checked with: BLOSUM62's usual one, the
+/// paper's, free opens (long lazy-F runs), cheap and extreme penalties.
+pub const GAP_SETTINGS: [(i32, i32); 7] = [(11, 1), (10, 2), (0, 1), (1, 1), (20, 5), (40, 3), (5, 0)];
+
+/// Every built-in matrix.
+pub fn matrices() -> Vec<ScoreMatrix> {
+    BUILTIN.iter().map(|name| ScoreMatrix::by_name(name).unwrap()).collect()
+}
+
+/// BLOSUM62 with `open`/`extend`.
+pub fn blosum62(open: i32, extend: i32) -> Scoring {
+    Scoring {
+        matrix: ScoreMatrix::by_name("blosum62").unwrap(),
+        gaps: GapPenalty::new(open, extend).unwrap(),
+    }
+}
+
+/// A deterministic random generator for test `seed`.
+pub fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
+}
+
+/// Random residue codes of the 20 standard amino acids, or of all 24 codes
+/// when `all_codes` is set.
+pub fn random_codes(rng: &mut StdRng, len: usize, all_codes: bool) -> Vec<u8> {
+    let n = if all_codes { 24 } else { 20 };
+    (0..len).map(|_| rng.random_range(0..n)).collect()
+}
+
+/// A copy of `seq` with about `1 - identity` of it substituted, deleted or
+/// duplicated, so alignments have real gaps.
+pub fn mutate(rng: &mut StdRng, seq: &[u8], identity: f64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(seq.len() + 8);
+    for &c in seq {
+        let r: f64 = rng.random();
+        if r < identity {
+            out.push(c);
+        } else if r < identity + (1.0 - identity) / 2.0 {
+            out.push(rng.random_range(0..20));
+        } else if r < identity + 3.0 * (1.0 - identity) / 4.0 {
+            // deletion
+        } else {
+            out.push(c);
+            for _ in 0..rng.random_range(1..4) {
+                out.push(rng.random_range(0..20));
+            }
+        }
+    }
+    out
+}
+
+/// A random length in `0..=max`, skewed short (most proteins are).
+pub fn skewed_length(rng: &mut StdRng, max: usize) -> usize {
+    let u: f64 = rng.random();
+    (u * u * max as f64) as usize
+}
+
+/// A FASTA file's text from `(id, letters)` records.
+pub fn fasta(records: &[(&str, &str)]) -> String {
+    records.iter().map(|(id, s)| format!(">{id}\n{s}\n")).collect()
+}

@@ -1,0 +1,118 @@
+//! Kernels under host emulation against the scalar reference, launched the way
+//! the GPU engine launches them (GPU-sized chunks, thread-interleaved layouts).
+
+use host::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
+use host::engine::cpu::run_simt_chunk;
+use host::fasta::Record;
+use host::profile::sequential_profile;
+use host::reference::local_score;
+use host::scoring::{GapPenalty, Scoring};
+use rayon::prelude::*;
+
+use crate::hay;
+
+/// Scores `query` against every sequence of `db` with `sw_simt_i32`, in
+/// chunks of at most `threads` sequences, and compares with the reference.
+fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) -> usize {
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let profile = sequential_profile(query, &scoring.matrix);
+    let gaps = scoring.gaps.kernel_gaps();
+    let chunks = plan_chunks(&lengths, limits);
+    let got: Vec<i32> = chunks
+        .par_iter()
+        .flat_map_iter(|range| run_simt_chunk(&PackedChunk::pack(db, range.clone()), &profile, gaps))
+        .collect();
+    let want: Vec<i32> = (0..db.len())
+        .into_par_iter()
+        .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
+        .collect();
+    for i in 0..db.len() {
+        assert_eq!(
+            got[i],
+            want[i],
+            "sw_simt_i32: matrix {}, gaps {:?}, query length {}, target length {}",
+            scoring.matrix.name(),
+            scoring.gaps,
+            query.len(),
+            db.length(i)
+        );
+    }
+    db.len()
+}
+
+fn database(seqs: Vec<Vec<u8>>) -> Database {
+    Database::from_records(
+        seqs.into_iter()
+            .enumerate()
+            .map(|(i, codes)| Record {
+                id: format!("d{i}"),
+                description: String::new(),
+                codes,
+            })
+            .collect(),
+    )
+}
+
+/// ≥ 10,000 random pairs per run: lengths 0–2000, every matrix, every gap
+/// setting (free opens and 20/5 included), chunks of 32 to 1024 threads.
+#[test]
+fn sw_simt_i32_matches_reference_on_10000_random_pairs() {
+    let mut rng = hay::rng(10);
+    let db_seqs: Vec<Vec<u8>> = (0..1000)
+        .map(|_| {
+            let len = hay::skewed_length(&mut rng, 2000);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    let db = database(db_seqs);
+    let matrices = hay::matrices();
+    let mut pairs = 0;
+    for q in 0..10 {
+        let len = [0, 1, 31, 32, 33, 500, 1000, 1500, 1999, 2000][q];
+        let query = hay::random_codes(&mut rng, len, true);
+        let (open, extend) = hay::GAP_SETTINGS[q % hay::GAP_SETTINGS.len()];
+        let scoring = Scoring {
+            matrix: matrices[q % matrices.len()].clone(),
+            gaps: GapPenalty::new(open, extend).unwrap(),
+        };
+        pairs += check_simt(&query, &db, &scoring, [32, 256, 1024][q % 3]);
+    }
+    assert!(pairs >= 10_000);
+}
+
+/// Homologs (long gapped alignments) under every matrix and gap setting.
+#[test]
+fn sw_simt_i32_matches_reference_on_homologs() {
+    let mut rng = hay::rng(11);
+    let query = hay::random_codes(&mut rng, 700, false);
+    let db = database(
+        [0.99, 0.9, 0.7, 0.5, 0.35]
+            .iter()
+            .flat_map(|&id| (0..4).map(|_| hay::mutate(&mut rng, &query, id)).collect::<Vec<_>>())
+            .collect(),
+    );
+    for matrix in hay::matrices() {
+        for (open, extend) in hay::GAP_SETTINGS {
+            let scoring = Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(open, extend).unwrap(),
+            };
+            check_simt(&query, &db, &scoring, 64);
+        }
+    }
+}
+
+/// Extreme gap penalties: the largest accepted, and none at all.
+#[test]
+fn sw_simt_i32_with_extreme_gap_penalties() {
+    let mut rng = hay::rng(12);
+    let query = hay::random_codes(&mut rng, 300, false);
+    let db = database((0..40).map(|_| hay::mutate(&mut rng, &query, 0.6)).collect());
+    for (open, extend) in [(0, 0), (65_000, 536), (0, 65_536), (1000, 0)] {
+        check_simt(&query, &db, &hay::blosum62(open, extend), 32);
+    }
+}
