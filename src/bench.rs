@@ -26,7 +26,11 @@ struct Row {
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let scoring = args.scoring.scoring()?;
-    let kernels: Vec<Kernel> = args.kernels.iter().map(|k| parse_kernel(k)).collect::<Result<_, _>>()?;
+    let kernels: Vec<Kernel> = args
+        .kernels
+        .iter()
+        .map(|k| parse_kernel(k))
+        .collect::<Result<_, _>>()?;
     let queries = load_queries(&args.query)?;
     let db = Arc::new(load_db(&args.db)?);
     let residues = db.total_residues();
@@ -42,7 +46,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .open(path)
                 .with_context(|| format!("opening {}", path.display()))?;
             if new {
-                writeln!(f, "device,kernel,query,query_length,db_sequences,db_residues,iter,seconds,gcups,upload_seconds")?;
+                writeln!(
+                    f,
+                    "device,kernel,query,query_length,db_sequences,db_residues,iter,seconds,gcups,upload_seconds"
+                )?;
             }
             Some(f)
         }
@@ -54,7 +61,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         Vec::new()
     } else {
         let n = args.check.min(db.len());
-        (0..n).map(|k| k * (db.len() - 1) / (n - 1).max(1)).collect()
+        (0..n)
+            .map(|k| k * (db.len() - 1) / (n - 1).max(1))
+            .collect()
     };
 
     let mut rows = Vec::new();
@@ -66,10 +75,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let mut engine = opened.engine;
         let device = engine.description();
         let resources = match engine.kernel_resources()? {
-            Some(r) => format!(", {} registers, {} bytes local memory per thread", r.registers, r.local_bytes),
+            Some(r) => format!(
+                ", {} registers, {} bytes local memory per thread",
+                r.registers, r.local_bytes
+            ),
             None => String::new(),
         };
-        eprintln!("{device}{resources}; database prepared/uploaded in {:.3} s", opened.upload_seconds);
+        eprintln!(
+            "{device}{resources}; database prepared/uploaded in {:.3} s",
+            opened.upload_seconds
+        );
 
         for q in &queries {
             for _ in 0..args.warmup {
@@ -102,7 +117,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let mismatches: Vec<usize> = checked
                 .par_iter()
                 .copied()
-                .filter(|&i| last[i] != local_score(&q.codes, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .filter(|&i| {
+                    last[i] != local_score(&q.codes, db.sequence(i), &scoring.matrix, scoring.gaps)
+                })
                 .collect();
             if !mismatches.is_empty() {
                 bail!(
@@ -126,7 +143,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(rows: &[Row], kernels: &[Kernel], queries: &[host::fasta::Record], residues: u64, checked: usize) {
+fn print_table(
+    rows: &[Row],
+    kernels: &[Kernel],
+    queries: &[host::fasta::Record],
+    residues: u64,
+    checked: usize,
+) {
     let short = |id: &str| id.split('|').nth(1).unwrap_or(id).to_string();
     print!("{:<14} {:>6}", "query", "length");
     for k in kernels {
@@ -136,7 +159,10 @@ fn print_table(rows: &[Row], kernels: &[Kernel], queries: &[host::fasta::Record]
     for q in queries {
         print!("{:<14} {:>6}", short(&q.id), q.codes.len());
         for k in kernels {
-            let row = rows.iter().find(|r| r.kernel == *k && r.query == q.id).expect("every pair timed");
+            let row = rows
+                .iter()
+                .find(|r| r.kernel == *k && r.query == q.id)
+                .expect("every pair timed");
             let cells = row.query_length as u128 * residues as u128;
             print!(" {:>14.1}", gcups(cells, row.median_seconds));
         }
@@ -144,12 +170,19 @@ fn print_table(rows: &[Row], kernels: &[Kernel], queries: &[host::fasta::Record]
     }
     print!("{:<14} {:>6}", "overall", "");
     for k in kernels {
-        let (cells, seconds) = rows
-            .iter()
-            .filter(|r| r.kernel == *k)
-            .fold((0u128, 0.0), |(c, s), r| (c + r.query_length as u128 * residues as u128, s + r.median_seconds));
+        let (cells, seconds) =
+            rows.iter()
+                .filter(|r| r.kernel == *k)
+                .fold((0u128, 0.0), |(c, s), r| {
+                    (
+                        c + r.query_length as u128 * residues as u128,
+                        s + r.median_seconds,
+                    )
+                });
         print!(" {:>14.1}", gcups(cells, seconds));
     }
     println!();
-    println!("(median of timed runs; {checked} database sequences per query checked against the scalar reference: all equal)");
+    println!(
+        "(median of timed runs; {checked} database sequences per query checked against the scalar reference: all equal)"
+    );
 }

@@ -175,7 +175,10 @@ pub fn parse_kernel(name: &str) -> anyhow::Result<Kernel> {
 
 /// `warpsw kernels`: the `KERNELS` table.
 pub fn print_kernels() {
-    println!("{:<12} {:<16} {:>5}  {:<70} seed", "name", "symbol", "bits", "mapping");
+    println!(
+        "{:<12} {:<16} {:>5}  {:<70} seed",
+        "name", "symbol", "bits", "mapping"
+    );
     for k in KERNELS {
         println!(
             "{:<12} {:<16} {:>5}  {:<70} {}",

@@ -137,17 +137,23 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     let hits = std::fs::read_to_string(&out_path)?;
     print!("{hits}");
 
-    let ranked: Vec<&str> = hits.lines().skip(1).filter_map(|l| l.split('\t').nth(1)).collect();
+    let ranked: Vec<&str> = hits
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(1))
+        .collect();
     let planted_on_top = ranked
         .iter()
         .take(PLANTED_IDENTITIES.len())
         .all(|id| id.starts_with("planted_"));
     if planted_on_top {
-        eprintln!("warpsw demo: all {} planted homologs ranked first", PLANTED_IDENTITIES.len());
+        eprintln!(
+            "warpsw demo: all {} planted homologs ranked first",
+            PLANTED_IDENTITIES.len()
+        );
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!("warpsw demo: FAILED: the planted homologs are not the top hits");
         Ok(ExitCode::FAILURE)
     }
 }
-

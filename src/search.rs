@@ -84,7 +84,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     };
     match &args.out {
         Some(path) => {
-            let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            let file =
+                File::create(path).with_context(|| format!("creating {}", path.display()))?;
             let mut out = BufWriter::new(file);
             write_hits(&mut out, format, &db, &results)
                 .and_then(|_| out.flush())
@@ -118,5 +119,9 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 /// GCUPS = |Q| × |D| / t / 1e9 (DESIGN.md §4): cells over wall time from
 /// query submitted to sorted hits, database already resident.
 pub fn gcups(cells: u128, seconds: f64) -> f64 {
-    if seconds > 0.0 { cells as f64 / seconds / 1e9 } else { 0.0 }
+    if seconds > 0.0 {
+        cells as f64 / seconds / 1e9
+    } else {
+        0.0
+    }
 }

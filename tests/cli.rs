@@ -22,7 +22,8 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-const QUERY: &str = "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL";
+const QUERY: &str =
+    "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL";
 
 fn search_files(dir: &Path) -> (PathBuf, PathBuf) {
     let query = write(dir, "q.fa", &hay::fasta(&[("hba", QUERY)]));
@@ -43,15 +44,30 @@ fn search_files(dir: &Path) -> (PathBuf, PathBuf) {
 fn search_prints_tsv_with_header_best_hit_first() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    let out = warpsw(&["search", "-q", q.to_str().unwrap(), "-d", d.to_str().unwrap(), "--device", "cpu"]);
+    let out = warpsw(&[
+        "search",
+        "-q",
+        q.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--device",
+        "cpu",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "query_id\ttarget_id\tscore\tquery_length\ttarget_length");
+    assert_eq!(
+        lines[0],
+        "query_id\ttarget_id\tscore\tquery_length\ttarget_length"
+    );
     assert!(lines[1].starts_with("hba\tself\t"), "{}", lines[1]);
     assert!(lines[2].starts_with("hba\thalf\t"), "{}", lines[2]);
     assert_eq!(lines.len(), 5);
-    assert!(stderr(&out).contains("GCUPS"), "summary on stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("GCUPS"),
+        "summary on stderr: {}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -60,11 +76,25 @@ fn search_writes_json_to_a_file_and_honours_top() {
     let (q, d) = search_files(dir.path());
     let out_path = dir.path().join("hits.json");
     let out = warpsw(&[
-        "search", "-q", q.to_str().unwrap(), "-d", d.to_str().unwrap(), "--device", "cpu",
-        "--format", "json", "--top", "2", "-o", out_path.to_str().unwrap(), "--matrix", "blosum50",
+        "search",
+        "-q",
+        q.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--device",
+        "cpu",
+        "--format",
+        "json",
+        "--top",
+        "2",
+        "-o",
+        out_path.to_str().unwrap(),
+        "--matrix",
+        "blosum50",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_path).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_path).unwrap()).unwrap();
     let hits = doc[0]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0]["target_id"], "self");
@@ -97,7 +127,15 @@ fn kernels_lists_every_kernel() {
 
 /// Runs a search expected to fail; returns its stderr.
 fn failing_search(dir: &Path, query: &Path, db: &Path, extra: &[&str]) -> String {
-    let mut args = vec!["search", "-q", query.to_str().unwrap(), "-d", db.to_str().unwrap(), "--device", "cpu"];
+    let mut args = vec![
+        "search",
+        "-q",
+        query.to_str().unwrap(),
+        "-d",
+        db.to_str().unwrap(),
+        "--device",
+        "cpu",
+    ];
     args.extend_from_slice(extra);
     let out = warpsw(&args);
     assert_eq!(out.status.code(), Some(2), "should fail: {}", stderr(&out));
@@ -110,7 +148,11 @@ fn failing_search(dir: &Path, query: &Path, db: &Path, extra: &[&str]) -> String
 fn a_bad_residue_names_file_record_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let (q, _) = search_files(dir.path());
-    let db = write(dir.path(), "bad.fa", ">ok\nACDE\n>broken thing\nACDE\nAC1DE\n");
+    let db = write(
+        dir.path(),
+        "bad.fa",
+        ">ok\nACDE\n>broken thing\nACDE\nAC1DE\n",
+    );
     let err = failing_search(dir.path(), &q, &db, &[]);
     assert!(err.contains("bad.fa"), "{err}");
     assert!(err.contains("'broken'"), "{err}");
@@ -151,7 +193,9 @@ fn a_truncated_gzip_is_an_error() {
 fn bad_scoring_options_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    assert!(failing_search(dir.path(), &q, &d, &["--matrix", "blosum63"]).contains("unknown matrix"));
+    assert!(
+        failing_search(dir.path(), &q, &d, &["--matrix", "blosum63"]).contains("unknown matrix")
+    );
     assert!(failing_search(dir.path(), &q, &d, &["--gap-open", "-3"]).contains("negative"));
     let m = write(dir.path(), "m.txt", "   A  R\nA  4 -1\nR -1  5\n");
     let err = failing_search(dir.path(), &q, &d, &["--matrix-file", m.to_str().unwrap()]);

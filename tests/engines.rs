@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use host::db::Database;
-use host::engine::{Engine, Kernel, KERNELS, cpu::CpuEngine};
+use host::engine::{Engine, KERNELS, Kernel, cpu::CpuEngine};
 use host::fasta::Record;
 use host::reference::local_score;
 use host::scoring::Scoring;
@@ -32,7 +32,8 @@ pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scor
         for (i, &got) in scores.iter().enumerate() {
             let want = local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps);
             assert_eq!(
-                got, want,
+                got,
+                want,
                 "kernel {}, matrix {}, gaps {:?}, query len {}, target len {}",
                 info.name,
                 scoring.matrix.name(),
@@ -65,18 +66,33 @@ fn cpu_engine_matches_reference_on_homologs_and_random_sequences() {
 #[test]
 fn cpu_engine_handles_empty_query_and_empty_sequences() {
     let mut rng = hay::rng(2);
-    let db = vec![vec![], vec![3], hay::random_codes(&mut rng, 77, false), vec![]];
+    let db = vec![
+        vec![],
+        vec![3],
+        hay::random_codes(&mut rng, 77, false),
+        vec![],
+    ];
     assert_engine_matches_reference(&[], db.clone(), &hay::blosum62(11, 1));
     assert_engine_matches_reference(&[7], db.clone(), &hay::blosum62(11, 1));
-    assert_engine_matches_reference(&hay::random_codes(&mut rng, 33, false), db, &hay::blosum62(11, 1));
+    assert_engine_matches_reference(
+        &hay::random_codes(&mut rng, 33, false),
+        db,
+        &hay::blosum62(11, 1),
+    );
 }
 
 #[test]
 fn cpu_engine_on_a_database_of_one_sequence_and_of_equal_lengths() {
     let mut rng = hay::rng(3);
     let query = hay::random_codes(&mut rng, 250, false);
-    assert_engine_matches_reference(&query, vec![hay::mutate(&mut rng, &query, 0.8)], &hay::blosum62(10, 1));
-    let same: Vec<Vec<u8>> = (0..97).map(|_| hay::random_codes(&mut rng, 128, false)).collect();
+    assert_engine_matches_reference(
+        &query,
+        vec![hay::mutate(&mut rng, &query, 0.8)],
+        &hay::blosum62(10, 1),
+    );
+    let same: Vec<Vec<u8>> = (0..97)
+        .map(|_| hay::random_codes(&mut rng, 128, false))
+        .collect();
     assert_engine_matches_reference(&query, same, &hay::blosum62(10, 1));
 }
 
@@ -86,8 +102,15 @@ fn cpu_engine_on_identical_long_sequences_scores_beyond_16_bits() {
     let query = hay::random_codes(&mut rng, 9000, false);
     let scoring = hay::blosum62(11, 1);
     let self_score = local_score(&query, &query, &scoring.matrix, scoring.gaps);
-    assert!(self_score > 40_000, "self score {self_score} should exceed i16");
-    assert_engine_matches_reference(&query, vec![query.clone(), hay::mutate(&mut rng, &query, 0.9)], &scoring);
+    assert!(
+        self_score > 40_000,
+        "self score {self_score} should exceed i16"
+    );
+    assert_engine_matches_reference(
+        &query,
+        vec![query.clone(), hay::mutate(&mut rng, &query, 0.9)],
+        &scoring,
+    );
     // All-W: 11 per residue, 7000 residues: 77,000 > u16::MAX.
     let w = vec![17u8; 7000];
     assert_engine_matches_reference(&w, vec![w.clone(), w[..3000].to_vec()], &scoring);
@@ -97,7 +120,11 @@ fn cpu_engine_on_identical_long_sequences_scores_beyond_16_bits() {
 fn cpu_engine_on_all_x_sequences() {
     let x = host::alphabet::X_CODE;
     let scoring = hay::blosum62(11, 1);
-    assert_engine_matches_reference(&[x; 100], vec![vec![x; 100], vec![x; 1], vec![0; 50]], &scoring);
+    assert_engine_matches_reference(
+        &[x; 100],
+        vec![vec![x; 100], vec![x; 1], vec![0; 50]],
+        &scoring,
+    );
 }
 
 #[test]

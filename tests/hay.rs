@@ -7,11 +7,15 @@ use rand::{Rng, SeedableRng};
 
 /// Gap settings every kernel is checked with: BLOSUM62's usual one, the
 /// paper's, free opens (long lazy-F runs), cheap and extreme penalties.
-pub const GAP_SETTINGS: [(i32, i32); 7] = [(11, 1), (10, 2), (0, 1), (1, 1), (20, 5), (40, 3), (5, 0)];
+pub const GAP_SETTINGS: [(i32, i32); 7] =
+    [(11, 1), (10, 2), (0, 1), (1, 1), (20, 5), (40, 3), (5, 0)];
 
 /// Every built-in matrix.
 pub fn matrices() -> Vec<ScoreMatrix> {
-    BUILTIN.iter().map(|name| ScoreMatrix::by_name(name).unwrap()).collect()
+    BUILTIN
+        .iter()
+        .map(|name| ScoreMatrix::by_name(name).unwrap())
+        .collect()
 }
 
 /// BLOSUM62 with `open`/`extend`.
@@ -64,5 +68,8 @@ pub fn skewed_length(rng: &mut StdRng, max: usize) -> usize {
 
 /// A FASTA file's text from `(id, letters)` records.
 pub fn fasta(records: &[(&str, &str)]) -> String {
-    records.iter().map(|(id, s)| format!(">{id}\n{s}\n")).collect()
+    records
+        .iter()
+        .map(|(id, s)| format!(">{id}\n{s}\n"))
+        .collect()
 }

@@ -24,7 +24,9 @@ fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) ->
     let chunks = plan_chunks(&lengths, limits);
     let got: Vec<i32> = chunks
         .par_iter()
-        .flat_map_iter(|range| run_simt_chunk(&PackedChunk::pack(db, range.clone()), &profile, gaps))
+        .flat_map_iter(|range| {
+            run_simt_chunk(&PackedChunk::pack(db, range.clone()), &profile, gaps)
+        })
         .collect();
     let want: Vec<i32> = (0..db.len())
         .into_par_iter()
@@ -92,7 +94,11 @@ fn sw_simt_i32_matches_reference_on_homologs() {
     let db = database(
         [0.99, 0.9, 0.7, 0.5, 0.35]
             .iter()
-            .flat_map(|&id| (0..4).map(|_| hay::mutate(&mut rng, &query, id)).collect::<Vec<_>>())
+            .flat_map(|&id| {
+                (0..4)
+                    .map(|_| hay::mutate(&mut rng, &query, id))
+                    .collect::<Vec<_>>()
+            })
             .collect(),
     );
     for matrix in hay::matrices() {
@@ -111,7 +117,11 @@ fn sw_simt_i32_matches_reference_on_homologs() {
 fn sw_simt_i32_with_extreme_gap_penalties() {
     let mut rng = hay::rng(12);
     let query = hay::random_codes(&mut rng, 300, false);
-    let db = database((0..40).map(|_| hay::mutate(&mut rng, &query, 0.6)).collect());
+    let db = database(
+        (0..40)
+            .map(|_| hay::mutate(&mut rng, &query, 0.6))
+            .collect(),
+    );
     for (open, extend) in [(0, 0), (65_000, 536), (0, 65_536), (1000, 0)] {
         check_simt(&query, &db, &hay::blosum62(open, extend), 32);
     }

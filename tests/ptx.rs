@@ -19,7 +19,10 @@ fn ptx_declares_every_kernel_entry_point() {
 fn ptx_calls_no_external_function() {
     // A non-inlined call into another crate shows up as `.extern .func`,
     // which the driver cannot resolve.
-    assert!(!PTX.contains(".extern .func"), "PTX declares an external function");
+    assert!(
+        !PTX.contains(".extern .func"),
+        "PTX declares an external function"
+    );
 }
 
 #[test]

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds everything a GPU machine (no Rust, no network) needs into gpu-bundle/:
+# the release binary, the integration-test binary, the data the GPU runs use,
+# and run.sh. Then, with the device tool:
+#   run(command="bash gpu-bundle/run.sh all", carry=["gpu-bundle"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${SHARED:-../shared}
+bundle=gpu-bundle
+
+cargo build --release --bin warpsw
+tests_exe=$(cargo test --release --test tests --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "tests" and m.get("executable"):
+        print(m["executable"])')
+[ -n "$tests_exe" ] || { echo "could not find the integration-test binary" >&2; exit 1; }
+
+rm -rf "$bundle"
+mkdir -p "$bundle"
+cp target/release/warpsw "$bundle/warpsw"
+cp "$tests_exe" "$bundle/warpsw-tests"
+cp scripts/run_on_gpu.sh "$bundle/run.sh"
+cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
+cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
+cp "$shared/data/queries/P02232.fasta" "$bundle/"
+git rev-parse --short HEAD > "$bundle/COMMIT"
+du -sh "$bundle"
+size=$(du -sm "$bundle" | cut -f1)
+if [ "$size" -ge 64 ]; then
+    echo "gpu-bundle is ${size} MiB; the device tool carries at most 64 MiB" >&2
+    exit 1
+fi

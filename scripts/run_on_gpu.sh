@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root, inside the carried
+# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, all.
+# Logs and CSV rows go to $OUT (the device tool brings them back).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/warpsw-out}
+mkdir -p "$out"
+cd "$here"
+summary=()
+status=0
+
+step_tests() {
+    echo "== GPU tests: warpsw-tests --ignored"
+    if ./warpsw-tests --ignored --test-threads=1 2>&1 | tee "$out/tests.log"; then
+        summary+=("tests: $(grep -E '^test result' "$out/tests.log" | tail -1)")
+    else
+        summary+=("tests: FAILED ($(grep -E '^test result' "$out/tests.log" | tail -1))"); status=1
+    fi
+}
+
+synth_db() {
+    [ -f synth570k.fa ] || python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa
+}
+
+step_bench() {
+    synth_db
+    echo "== bench: 20 queries vs synthdb.py --sequences 570000 --seed 1, BLOSUM62 10/1"
+    local kernels=${KERNELS:-simt}
+    if ./warpsw bench --query queries.fasta --db synth570k.fa --gap-open 10 --gap-extend 1 \
+        --kernels "$kernels" --device gpu --warmup 1 --repeat 3 --csv "$out/bench_raw.csv" \
+        2>&1 | tee "$out/bench.log"; then
+        summary+=("bench: $(grep -E '^overall' "$out/bench.log")")
+    else
+        summary+=("bench: FAILED"); status=1
+    fi
+}
+
+step_hits() {
+    echo "== hits: 20 queries vs the 20,000-sequence UniProt DB, GPU vs CPU top 10"
+    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device gpu -o "$out/hits_gpu.tsv" 2>&1 | tee "$out/hits.log"
+    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o "$out/hits_cpu.tsv" 2>&1 | tee -a "$out/hits.log"
+    if cmp -s "$out/hits_gpu.tsv" "$out/hits_cpu.tsv" && [ -s "$out/hits_gpu.tsv" ]; then
+        summary+=("hits: GPU == CPU ($(($(wc -l < "$out/hits_gpu.tsv") - 1)) rows)")
+    else
+        summary+=("hits: GPU and CPU DIFFER"); status=1
+    fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+echo "commit $(cat COMMIT)"
+for step in "${@:-all}"; do
+    case "$step" in
+        tests) step_tests ;;
+        bench) step_bench ;;
+        hits) step_hits ;;
+        all) step_tests; step_hits; step_bench ;;
+        *) echo "unknown step $step (tests, bench, hits, all)"; exit 2 ;;
+    esac
+done
+echo
+echo "== summary ($(cat "$out/gpu.txt"), commit $(cat COMMIT))"
+printf '%s\n' "${summary[@]}"
+exit $status

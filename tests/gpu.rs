@@ -1,0 +1,114 @@
+//! The same correctness tests on a real GPU. Ignored in CI (no GPU); run on a
+//! GPU machine with `--ignored` (scripts/gpu.sh packages this binary).
+
+use std::sync::Arc;
+
+use host::db::Database;
+use host::engine::gpu::GpuEngine;
+use host::engine::{Engine, KERNELS};
+use host::fasta::Record;
+use host::reference::local_score;
+use host::scoring::{GapPenalty, Scoring};
+use rayon::prelude::*;
+
+use crate::hay;
+
+fn database(seqs: Vec<Vec<u8>>) -> Arc<Database> {
+    Arc::new(Database::from_records(
+        seqs.into_iter()
+            .enumerate()
+            .map(|(i, codes)| Record {
+                id: format!("g{i}"),
+                description: String::new(),
+                codes,
+            })
+            .collect(),
+    ))
+}
+
+/// Every kernel on GPU 0 against the reference for every sequence of `db`;
+/// returns the number of pairs compared.
+fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
+    let mut pairs = 0;
+    for info in KERNELS {
+        let mut engine = GpuEngine::new(0, db, scoring.clone(), info.kernel).expect("GPU 0 opens");
+        for query in queries {
+            let got = engine.score_all(query).expect("the kernel runs");
+            let mismatches: Vec<usize> = (0..db.len())
+                .into_par_iter()
+                .filter(|&i| got[i] != local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect();
+            assert!(
+                mismatches.is_empty(),
+                "{} on the GPU: {} mismatches of {} (matrix {}, gaps {:?}, query length {}); first at target length {}",
+                info.name,
+                mismatches.len(),
+                db.len(),
+                scoring.matrix.name(),
+                scoring.gaps,
+                query.len(),
+                db.length(mismatches[0])
+            );
+            pairs += db.len();
+        }
+    }
+    pairs
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_matches_reference_on_100000_database_sequences() {
+    let mut rng = hay::rng(100);
+    let mut seqs: Vec<Vec<u8>> = (0..100_000)
+        .map(|_| {
+            let len = hay::skewed_length(&mut rng, 3000);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    for len in [12_000, 9_000, 5_000, 0, 1] {
+        seqs.push(hay::random_codes(&mut rng, len, false));
+    }
+    let db = database(seqs);
+    let queries: Vec<Vec<u8>> = [144, 567, 1000].iter().map(|&l| hay::random_codes(&mut rng, l, false)).collect();
+    let pairs = check_gpu(&queries, &db, &hay::blosum62(10, 1));
+    eprintln!("gpu: {pairs} pairs compared with the reference, 0 mismatches");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_matches_reference_for_every_matrix_and_gap_setting() {
+    let mut rng = hay::rng(101);
+    let query = hay::random_codes(&mut rng, 333, true);
+    let mut seqs: Vec<Vec<u8>> = (0..600)
+        .map(|_| {
+            let len = hay::skewed_length(&mut rng, 2000);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    seqs.extend((0..20).map(|_| hay::mutate(&mut rng, &query, 0.6)));
+    let db = database(seqs);
+    for matrix in hay::matrices() {
+        for (open, extend) in hay::GAP_SETTINGS {
+            let scoring = Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(open, extend).unwrap(),
+            };
+            check_gpu(std::slice::from_ref(&query), &db, &scoring);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_adversarial_cases() {
+    let mut rng = hay::rng(102);
+    let long = hay::random_codes(&mut rng, 9000, false);
+    let x = host::alphabet::X_CODE;
+    let db = database(vec![long.clone(), hay::mutate(&mut rng, &long, 0.9), vec![x; 300], vec![], vec![5], vec![17; 7000]]);
+    let queries = vec![vec![], vec![5], long.clone(), vec![x; 100], vec![17; 7000]];
+    check_gpu(&queries, &db, &hay::blosum62(11, 1));
+    // A database of one sequence; a database whose sequences share one length.
+    check_gpu(&[long[..500].to_vec()], &database(vec![long.clone()]), &hay::blosum62(11, 1));
+    let same = database((0..5000).map(|_| hay::random_codes(&mut rng, 256, false)).collect());
+    check_gpu(&[long[..256].to_vec()], &same, &hay::blosum62(20, 5));
+}
