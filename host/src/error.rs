@@ -81,6 +81,10 @@ pub enum Error {
         /// The driver's message.
         message: String,
     },
+    /// Occurs when every device of a multi-device search has failed, so no
+    /// complete result exists; lists each device's error.
+    #[error("every device failed: {0}")]
+    AllDevicesFailed(String),
     /// Occurs when options contradict each other or are out of range.
     #[error("{0}")]
     InvalidArgument(String),
