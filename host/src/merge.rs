@@ -44,7 +44,7 @@ mod tests {
 
     #[test]
     fn top_hits_equals_full_sort() {
-        let scores: Vec<i32> = (0..500).map(|i| (i * 7919 % 61) as i32).collect();
+        let scores: Vec<i32> = (0..500).map(|i| i * 7919 % 61).collect();
         for k in [0, 1, 10, 499, 500, 600] {
             let mut all: Vec<usize> = (0..scores.len()).collect();
             all.sort_by_key(|&i| (std::cmp::Reverse(scores[i]), i));
