@@ -75,6 +75,48 @@ pub struct ScoreMatrix {
 }
 
 impl ScoreMatrix {
+    /// A matrix named `name` with the given table, indexed by residue codes
+    /// (`scores[a][b]`, NCBI's order `ARNDCQEGHILKMFPSTWYVBZX*`): for tables
+    /// built in code, such as tests' match/mismatch matrices.
+    ///
+    /// # Panics
+    /// If the table breaks what every [`ScoreMatrix`] holds (see the
+    /// [module docs](self)): a score of `-128` (reserved for padding) or
+    /// asymmetric scores.
+    ///
+    /// ```
+    /// use host::alphabet::encode;
+    /// use host::matrix::ScoreMatrix;
+    /// let mut scores = [[-1i8; 24]; 24];
+    /// for (a, row) in scores.iter_mut().enumerate() {
+    ///     row[a] = 1;
+    /// }
+    /// let m = ScoreMatrix::from_scores("+1/-1", scores);
+    /// let (a, r) = (encode(b'A').unwrap(), encode(b'R').unwrap());
+    /// assert_eq!((m.score(a, a), m.score(a, r)), (1, -1));
+    /// assert_eq!(m.name(), "+1/-1");
+    /// ```
+    pub fn from_scores(name: &str, scores: [[i8; NUM_RESIDUES]; NUM_RESIDUES]) -> ScoreMatrix {
+        for a in 0..NUM_RESIDUES {
+            for b in 0..NUM_RESIDUES {
+                assert!(
+                    scores[a][b] != i8::MIN,
+                    "matrix {name}: score -128 at [{a}][{b}] (reserved for padding)"
+                );
+                assert!(
+                    scores[a][b] == scores[b][a],
+                    "matrix {name}: scores[{a}][{b}] = {} but scores[{b}][{a}] = {} (not symmetric)",
+                    scores[a][b],
+                    scores[b][a]
+                );
+            }
+        }
+        ScoreMatrix {
+            name: name.to_string(),
+            scores,
+        }
+    }
+
     /// Score of residue codes `a` and `b`.
     #[inline]
     pub fn score(&self, a: u8, b: u8) -> i32 {
