@@ -43,7 +43,9 @@ fn stages(c: &mut Criterion) {
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     let query = records[0].codes.clone();
 
-    c.bench_function("fasta_read_2000_records", |b| b.iter(|| read_fasta(black_box(&path)).unwrap()));
+    c.bench_function("fasta_read_2000_records", |b| {
+        b.iter(|| read_fasta(black_box(&path)).unwrap())
+    });
     c.bench_function("sequential_profile_query", |b| {
         b.iter(|| sequential_profile(black_box(&query), &matrix))
     });
@@ -51,7 +53,9 @@ fn stages(c: &mut Criterion) {
         b.iter(|| Database::from_records(black_box(records.clone())))
     });
     let db = Arc::new(Database::from_records(records.clone()));
-    c.bench_function("pack_chunk_256_sequences", |b| b.iter(|| PackedChunk::pack(&db, 0..256)));
+    c.bench_function("pack_chunk_256_sequences", |b| {
+        b.iter(|| PackedChunk::pack(&db, 0..256))
+    });
 
     let scoring = Scoring {
         matrix: matrix.clone(),
@@ -61,7 +65,9 @@ fn stages(c: &mut Criterion) {
     let mut engine = CpuEngine::new(small, scoring, Kernel::Simt);
     let mut group = c.benchmark_group("cpu_engine");
     group.sample_size(10);
-    group.bench_function("simt_200_sequences", |b| b.iter(|| engine.score_all(black_box(&query)).unwrap()));
+    group.bench_function("simt_200_sequences", |b| {
+        b.iter(|| engine.score_all(black_box(&query)).unwrap())
+    });
     group.finish();
 }
 

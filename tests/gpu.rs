@@ -36,7 +36,9 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
             let got = engine.score_all(query).expect("the kernel runs");
             let mismatches: Vec<usize> = (0..db.len())
                 .into_par_iter()
-                .filter(|&i| got[i] != local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .filter(|&i| {
+                    got[i] != local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps)
+                })
                 .collect();
             assert!(
                 mismatches.is_empty(),
@@ -69,7 +71,10 @@ fn gpu_matches_reference_on_100000_database_sequences() {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
     let db = database(seqs);
-    let queries: Vec<Vec<u8>> = [144, 567, 1000].iter().map(|&l| hay::random_codes(&mut rng, l, false)).collect();
+    let queries: Vec<Vec<u8>> = [144, 567, 1000]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
     let pairs = check_gpu(&queries, &db, &hay::blosum62(10, 1));
     eprintln!("gpu: {pairs} pairs compared with the reference, 0 mismatches");
 }
@@ -104,11 +109,26 @@ fn gpu_adversarial_cases() {
     let mut rng = hay::rng(102);
     let long = hay::random_codes(&mut rng, 9000, false);
     let x = host::alphabet::X_CODE;
-    let db = database(vec![long.clone(), hay::mutate(&mut rng, &long, 0.9), vec![x; 300], vec![], vec![5], vec![17; 7000]]);
+    let db = database(vec![
+        long.clone(),
+        hay::mutate(&mut rng, &long, 0.9),
+        vec![x; 300],
+        vec![],
+        vec![5],
+        vec![17; 7000],
+    ]);
     let queries = vec![vec![], vec![5], long.clone(), vec![x; 100], vec![17; 7000]];
     check_gpu(&queries, &db, &hay::blosum62(11, 1));
     // A database of one sequence; a database whose sequences share one length.
-    check_gpu(&[long[..500].to_vec()], &database(vec![long.clone()]), &hay::blosum62(11, 1));
-    let same = database((0..5000).map(|_| hay::random_codes(&mut rng, 256, false)).collect());
+    check_gpu(
+        &[long[..500].to_vec()],
+        &database(vec![long.clone()]),
+        &hay::blosum62(11, 1),
+    );
+    let same = database(
+        (0..5000)
+            .map(|_| hay::random_codes(&mut rng, 256, false))
+            .collect(),
+    );
     check_gpu(&[long[..256].to_vec()], &same, &hay::blosum62(20, 5));
 }

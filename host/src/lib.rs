@@ -3,7 +3,7 @@
 //! read ([`fasta`]) → encode ([`alphabet`]) → score ([`matrix`], [`scoring`],
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
 //! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
-//! [`reference`] is the scalar oracle every engine is tested against.
+//! [`reference`](mod@reference) is the scalar oracle every engine is tested against.
 #![deny(missing_docs)]
 
 pub mod alphabet;
