@@ -33,7 +33,7 @@ pub fn load_db(path: &std::path::Path) -> anyhow::Result<Database> {
 
 /// Reads the query file.
 pub fn load_queries(path: &std::path::Path) -> anyhow::Result<Vec<Record>> {
-    Ok(read_fasta(path).context("reading the queries")?)
+    read_fasta(path).context("reading the queries")
 }
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {

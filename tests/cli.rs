@@ -54,7 +54,7 @@ fn search_prints_tsv_with_header_best_hit_first() {
         "cpu",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],

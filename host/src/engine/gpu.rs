@@ -4,6 +4,7 @@
 //! All `unsafe` use of `cudarc` lives here: each launch wrapper checks the
 //! buffer sizes that the kernel's `# Safety` section asks for.
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::layout::{NUM_CODES, SimtParams};
+use gpu_kernels::simt;
 
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
@@ -93,15 +95,55 @@ pub struct KernelResources {
 
 /// One chunk of the database, resident on the device.
 struct DeviceChunk {
-    range: std::ops::Range<usize>,
+    range: Range<usize>,
     words_per_sequence: usize,
     residues: CudaSlice<u32>,
     lengths: CudaSlice<u32>,
 }
 
+/// The current query's profile on the device (`None` for an empty query,
+/// whose scores are all 0 without a launch).
+struct DeviceQuery {
+    profile: Option<CudaSlice<u32>>,
+    query_words: usize,
+}
+
+/// Chunk limits for a device with `free` bytes of memory: the whole database
+/// resident, and one chunk's row buffer in what is left.
+pub fn chunk_limits(db: &Database, free: usize) -> Result<ChunkLimits> {
+    let resident = db.total_residues() as usize + 8 * db.len();
+    if resident > free / 2 {
+        return Err(Error::InvalidArgument(format!(
+            "the database needs about {} MiB of GPU memory and only {} MiB are free; \
+             split it into smaller files",
+            resident >> 20,
+            free >> 20
+        )));
+    }
+    Ok(ChunkLimits {
+        max_sequences: MAX_CHUNK_SEQUENCES,
+        max_bytes: ((free - resident) / 4).clamp(64 << 20, 8 << 30),
+    })
+}
+
+/// Free memory of GPU `ordinal` in bytes.
+pub fn free_memory(ordinal: usize) -> Result<usize> {
+    let ctx = CudaContext::new(ordinal).map_err(gpu_error(ordinal, "", "opening the device"))?;
+    let (free, _) = ctx
+        .mem_get_info()
+        .map_err(gpu_error(ordinal, "", "querying free memory"))?;
+    Ok(free)
+}
+
+/// The sorted database's lengths, for [`plan_chunks`].
+pub fn sorted_lengths(db: &Database) -> Vec<usize> {
+    (0..db.len()).map(|i| db.length(i)).collect()
+}
+
 /// A GPU holding the whole database.
 pub struct GpuEngine {
     info: DeviceInfo,
+    ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     simt: CudaFunction,
     chunks: Vec<DeviceChunk>,
@@ -110,17 +152,33 @@ pub struct GpuEngine {
     sequences: usize,
     scoring: Scoring,
     kernel: Kernel,
+    query: DeviceQuery,
     upload_seconds: f64,
 }
 
 impl GpuEngine {
-    /// Opens GPU `ordinal`, loads the kernels and uploads `db` (packed into
-    /// chunks sized from the device's free memory).
+    /// Opens GPU `ordinal`, loads the kernels and uploads `db`, packed into
+    /// chunks sized from the device's free memory.
     pub fn new(
         ordinal: usize,
         db: &Database,
         scoring: Scoring,
         kernel: Kernel,
+    ) -> Result<GpuEngine> {
+        let limits = chunk_limits(db, free_memory(ordinal)?)?;
+        let plan = plan_chunks(&sorted_lengths(db), limits);
+        GpuEngine::with_plan(ordinal, db, scoring, kernel, &plan)
+    }
+
+    /// Opens GPU `ordinal` and uploads `db` cut into the chunks of `plan`
+    /// (consecutive ranges of sorted positions covering the database; several
+    /// GPUs share one plan so that any chunk can run on any of them).
+    pub fn with_plan(
+        ordinal: usize,
+        db: &Database,
+        scoring: Scoring,
+        kernel: Kernel,
+        plan: &[Range<usize>],
     ) -> Result<GpuEngine> {
         let info = devices()?
             .into_iter()
@@ -136,28 +194,11 @@ impl GpuEngine {
             .load_function(Kernel::Simt.info().symbol)
             .map_err(stage("loading the SIMT kernel"))?;
 
-        let (free, _) = ctx.mem_get_info().map_err(stage("querying free memory"))?;
-        let resident = db.total_residues() as usize + 8 * db.len();
-        if resident > free / 2 {
-            return Err(Error::InvalidArgument(format!(
-                "the database needs about {} MiB on GPU {ordinal}, which has {} MiB free; \
-                 split it into smaller files",
-                resident >> 20,
-                free >> 20
-            )));
-        }
-        // What is left after the database bounds one chunk's row buffer.
-        let limits = ChunkLimits {
-            max_sequences: MAX_CHUNK_SEQUENCES,
-            max_bytes: ((free - resident) / 4).clamp(64 << 20, 8 << 30),
-        };
-
         let started = Instant::now();
-        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-        let mut chunks = Vec::new();
+        let mut chunks = Vec::with_capacity(plan.len());
         let mut row_buffer_pairs = 1;
-        for range in plan_chunks(&lengths, limits) {
-            let packed = PackedChunk::pack(db, range);
+        for range in plan {
+            let packed = PackedChunk::pack(db, range.clone());
             row_buffer_pairs =
                 row_buffer_pairs.max(packed.words_per_sequence * 4 * packed.sequences());
             chunks.push(DeviceChunk {
@@ -184,6 +225,7 @@ impl GpuEngine {
 
         Ok(GpuEngine {
             info,
+            ctx,
             stream,
             simt,
             chunks,
@@ -192,6 +234,10 @@ impl GpuEngine {
             sequences: db.len(),
             scoring,
             kernel,
+            query: DeviceQuery {
+                profile: None,
+                query_words: 0,
+            },
             upload_seconds,
         })
     }
@@ -206,67 +252,114 @@ impl GpuEngine {
         self.upload_seconds
     }
 
+    /// Number of chunks (launches per query).
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    fn error(&self, stage: &'static str) -> impl Fn(DriverError) -> Error {
+        gpu_error(self.info.ordinal, &self.info.name, stage)
+    }
+
     /// Registers and local memory of `kernel`'s entry point on this device.
     pub fn resources(&self, kernel: Kernel) -> Result<KernelResources> {
         let f = match kernel {
             Kernel::Simt => &self.simt,
         };
-        let stage = gpu_error(
-            self.info.ordinal,
-            &self.info.name,
-            "reading kernel attributes",
-        );
+        let stage = self.error("reading kernel attributes");
         Ok(KernelResources {
             registers: f.num_regs().map_err(&stage)?,
             local_bytes: f.local_size_bytes().map_err(&stage)?,
         })
     }
 
-    /// Launches `sw_simt_i32` over every chunk for `profile`.
-    fn launch_simt(&self, profile: &CudaSlice<u32>, query_words: usize) -> Result<()> {
-        let stage = gpu_error(
-            self.info.ordinal,
-            &self.info.name,
-            "running the SIMT kernel",
-        );
-        let gaps = self.scoring.gaps.kernel_gaps();
-        assert_eq!(profile.len(), NUM_CODES * query_words, "profile size");
-        for chunk in &self.chunks {
-            let threads = chunk.range.len();
-            // The kernel's `# Safety` duties, checked:
-            assert!(chunk.residues.len() == chunk.words_per_sequence * threads);
-            assert!(chunk.lengths.len() == threads);
-            assert!(self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads);
-            assert!(chunk.range.end <= self.scores.len());
-            let (profile_ptr, _p) = profile.device_ptr(&self.stream);
-            let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
-            let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
-            let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
-            let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
-            let params = SimtParams {
-                profile: profile_ptr as *const u32,
-                residues: residues_ptr as *const u32,
-                lengths: lengths_ptr as *const u32,
-                row_buffer: row_ptr as *mut [i32; 2],
-                scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
-                query_words: query_words as u32,
-                threads: threads as u32,
-                gaps,
-            };
-            let cfg = LaunchConfig {
-                grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
-                block_dim: (SIMT_BLOCK, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let mut launch = self.stream.launch_builder(&self.simt);
-            launch.arg(&params);
-            // SAFETY: `sw_simt_i32`'s duties are checked above: the profile
-            // has NUM_CODES * query_words words; residues, lengths, row buffer
-            // and scores have the sizes the chunk's thread count and width
-            // require; chunks run in stream order, so the shared row buffer
-            // is never used by two launches at once.
-            unsafe { launch.launch(cfg) }.map_err(&stage)?;
+    /// Uploads `query`'s profile; later launches score against it.
+    pub fn load_query(&mut self, query: &[u8]) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.error("binding the device"))?;
+        let profile = sequential_profile(query, &self.scoring.matrix);
+        self.query = DeviceQuery {
+            query_words: profile.len() / NUM_CODES,
+            profile: match query.is_empty() {
+                true => None,
+                false => Some(
+                    self.stream
+                        .clone_htod(&profile)
+                        .map_err(self.error("uploading the query profile"))?,
+                ),
+            },
+        };
+        Ok(())
+    }
+
+    /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
+    pub fn launch_chunk(&self, k: usize) -> Result<()> {
+        let Some(profile) = &self.query.profile else {
+            return Ok(());
+        };
+        let chunk = &self.chunks[k];
+        match self.kernel {
+            Kernel::Simt => self.launch_simt(profile, chunk),
         }
+    }
+
+    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
+    pub fn chunk_scores(&self, k: usize) -> Result<Vec<i32>> {
+        let range = self.chunks[k].range.clone();
+        if self.query.profile.is_none() {
+            return Ok(vec![0; range.len()]);
+        }
+        self.stream
+            .clone_dtoh(&self.scores.slice(range))
+            .map_err(self.error("reading the scores back"))
+    }
+
+    /// Launches `sw_simt_i32` on one chunk.
+    fn launch_simt(&self, profile: &CudaSlice<u32>, chunk: &DeviceChunk) -> Result<()> {
+        let query_words = self.query.query_words;
+        let threads = chunk.range.len();
+        // The kernel's `# Safety` duties, checked:
+        let sizes_ok = profile.len() == NUM_CODES * query_words
+            && query_words.is_multiple_of(simt::STRIP / 4)
+            && chunk.residues.len() == chunk.words_per_sequence * threads
+            && chunk.lengths.len() == threads
+            && self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads
+            && chunk.range.end <= self.scores.len();
+        if !sizes_ok {
+            return Err(Error::InvalidArgument(format!(
+                "internal error: buffer sizes do not match chunk {:?} of GPU {}",
+                chunk.range, self.info.ordinal
+            )));
+        }
+        let (profile_ptr, _p) = profile.device_ptr(&self.stream);
+        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
+        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
+        let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
+        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+        let params = SimtParams {
+            profile: profile_ptr as *const u32,
+            residues: residues_ptr as *const u32,
+            lengths: lengths_ptr as *const u32,
+            row_buffer: row_ptr as *mut [i32; 2],
+            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+            query_words: query_words as u32,
+            threads: threads as u32,
+            gaps: self.scoring.gaps.kernel_gaps(),
+        };
+        let cfg = LaunchConfig {
+            grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
+            block_dim: (SIMT_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(&self.simt);
+        launch.arg(&params);
+        // SAFETY: `sw_simt_i32`'s duties are checked above: the profile has
+        // NUM_CODES * query_words words (a whole number of strips); residues,
+        // lengths, row buffer and scores have the sizes the chunk's thread
+        // count and width require; launches run in stream order, so the
+        // shared row buffer is never used by two launches at once.
+        unsafe { launch.launch(cfg) }.map_err(self.error("running the SIMT kernel"))?;
         Ok(())
     }
 }
@@ -288,23 +381,17 @@ impl Engine for GpuEngine {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
-        if query.is_empty() || self.sequences == 0 {
+        self.load_query(query)?;
+        if self.query.profile.is_none() {
             return Ok(vec![0; self.sequences]);
         }
-        let (ordinal, name) = (self.info.ordinal, self.info.name.clone());
-        let stage = |s| gpu_error(ordinal, &name, s);
-        let profile = sequential_profile(query, &self.scoring.matrix);
-        let d_profile = self
-            .stream
-            .clone_htod(&profile)
-            .map_err(stage("uploading the query profile"))?;
-        match self.kernel {
-            Kernel::Simt => self.launch_simt(&d_profile, profile.len() / NUM_CODES)?,
+        for k in 0..self.chunks.len() {
+            self.launch_chunk(k)?;
         }
         let mut scores = self
             .stream
             .clone_dtoh(&self.scores)
-            .map_err(stage("reading the scores back"))?;
+            .map_err(self.error("reading the scores back"))?;
         scores.truncate(self.sequences);
         Ok(scores)
     }
