@@ -68,7 +68,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 
     let mut rows = Vec::new();
     for &kernel in &kernels {
-        let opened = engine::open(placement(args.device), db.clone(), scoring.clone(), kernel)?;
+        let policy: host::dispatch::Policy = args.balance.parse()?;
+        let opened = engine::open(
+            placement(args.device, &args.devices)?,
+            policy,
+            db.clone(),
+            scoring.clone(),
+            kernel,
+        )?;
         if let Some(why) = &opened.fallback {
             eprintln!("warpsw: {why}");
         }

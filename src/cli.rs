@@ -35,6 +35,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// List the kernel variants.
     Kernels,
+    /// Prepare a database once: encode, sort by length, write a `.wsw` file
+    /// that `search --db` memory-maps instead of parsing FASTA.
+    Makedb(MakedbArgs),
 }
 
 /// Where the alignment runs.
@@ -94,7 +97,7 @@ pub struct SearchArgs {
     /// Query sequences (FASTA, optionally gzipped).
     #[arg(short, long, value_name = "FILE")]
     pub query: PathBuf,
-    /// Database (FASTA, optionally gzipped).
+    /// Database: FASTA (optionally gzipped) or a `.wsw` file from `warpsw makedb`.
     #[arg(short, long, value_name = "FILE")]
     pub db: PathBuf,
     #[command(flatten)]
@@ -108,6 +111,15 @@ pub struct SearchArgs {
     /// Where to align.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
+    /// GPUs to use: `all` or a list such as `0,2`. Each holds the whole
+    /// database; chunks are spread over them by --balance.
+    #[arg(long, default_value = "all", value_name = "all|LIST")]
+    pub devices: String,
+    /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
+    /// measured speed, re-weighted after each query), greedy (NESW: longest
+    /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
+    #[arg(long, default_value = "dynamic")]
+    pub balance: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatChoice::Tsv)]
     pub format: FormatChoice,
@@ -142,7 +154,7 @@ pub struct BenchArgs {
     /// Query sequences (FASTA); one row per query.
     #[arg(short, long, value_name = "FILE")]
     pub query: PathBuf,
-    /// Database (FASTA, optionally gzipped).
+    /// Database: FASTA (optionally gzipped) or a `.wsw` file from `warpsw makedb`.
     #[arg(short, long, value_name = "FILE")]
     pub db: PathBuf,
     #[command(flatten)]
@@ -153,6 +165,12 @@ pub struct BenchArgs {
     /// Where to run.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
+    /// GPUs to use: `all` or a list such as `0,2`.
+    #[arg(long, default_value = "all", value_name = "all|LIST")]
+    pub devices: String,
+    /// How chunks are spread over several GPUs: weighted, greedy, dynamic.
+    #[arg(long, default_value = "dynamic")]
+    pub balance: String,
     /// Untimed runs per query and kernel before timing.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
@@ -166,6 +184,17 @@ pub struct BenchArgs {
     /// Append one CSV row per timed run to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+}
+
+/// `warpsw makedb`.
+#[derive(Args, Debug)]
+pub struct MakedbArgs {
+    /// Database (FASTA, optionally gzipped).
+    #[arg(value_name = "FASTA")]
+    pub input: PathBuf,
+    /// The `.wsw` file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// Parses `--kernel` / `--kernels` values.

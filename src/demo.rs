@@ -130,6 +130,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         top: 10,
         kernel: "simt".into(),
         device: args.device,
+        devices: "all".into(),
+        balance: "dynamic".into(),
         format: FormatChoice::Tsv,
         out: Some(out_path.clone()),
         quiet: false,

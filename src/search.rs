@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use host::db::Database;
+use host::dispatch::Policy;
 use host::engine::{self, Placement};
 use host::fasta::{Record, read_fasta};
 use host::merge::top_hits;
@@ -16,17 +17,31 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{DeviceChoice, FormatChoice, SearchArgs, parse_kernel};
 
-/// The `--device` choice as a placement.
-pub fn placement(choice: DeviceChoice) -> Placement {
-    match choice {
-        DeviceChoice::Auto => Placement::Auto,
+/// The `--device` and `--devices` choices as a placement.
+pub fn placement(choice: DeviceChoice, devices: &str) -> anyhow::Result<Placement> {
+    let list = match devices.trim() {
+        "all" => None,
+        text => Some(
+            text.split(',')
+                .map(|d| d.trim().parse::<usize>())
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| {
+                    format!("--devices takes `all` or GPU numbers such as 0,2; got '{devices}'")
+                })?,
+        ),
+    };
+    Ok(match choice {
+        DeviceChoice::Auto => Placement::Auto(list),
         DeviceChoice::Cpu => Placement::Cpu,
-        DeviceChoice::Gpu => Placement::Gpu(0),
-    }
+        DeviceChoice::Gpu => Placement::Gpus(list),
+    })
 }
 
-/// Reads the database file into a sorted database.
+/// Reads the database: a `.wsw` file (memory-mapped) or FASTA, by content.
 pub fn load_db(path: &std::path::Path) -> anyhow::Result<Database> {
+    if host::dbfile::is_wsw(path)? {
+        return Ok(host::dbfile::open(path)?);
+    }
     let records = read_fasta(path).context("reading the database")?;
     Ok(Database::from_records(records))
 }
@@ -44,7 +59,14 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let db = Arc::new(load_db(&args.db)?);
     let read_seconds = read_started.elapsed().as_secs_f64();
 
-    let opened = engine::open(placement(args.device), db.clone(), scoring, kernel)?;
+    let policy: Policy = args.balance.parse()?;
+    let opened = engine::open(
+        placement(args.device, &args.devices)?,
+        policy,
+        db.clone(),
+        scoring,
+        kernel,
+    )?;
     if let Some(why) = &opened.fallback {
         eprintln!("warpsw: {why}");
     }
@@ -66,6 +88,9 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let mut cells = 0u128;
     for q in &queries {
         let sorted_scores = engine.score_all(&q.codes)?;
+        for warning in engine.take_warnings() {
+            progress.suspend(|| eprintln!("warpsw: warning: {warning}"));
+        }
         let scores = db.to_input_order(&sorted_scores);
         results.push(QueryHits {
             query: q.id.clone(),

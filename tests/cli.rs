@@ -202,3 +202,55 @@ fn bad_scoring_options_are_errors() {
     assert!(err.contains("m.txt"), "{err}");
     assert!(failing_search(dir.path(), &q, &d, &["--kernel", "warp9"]).contains("unknown kernel"));
 }
+
+#[test]
+fn makedb_then_search_equals_searching_the_fasta() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let wsw = dir.path().join("db.wsw");
+    let made = warpsw(&["makedb", d.to_str().unwrap(), "-o", wsw.to_str().unwrap()]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let search = |db: &Path| {
+        let out = warpsw(&[
+            "search",
+            "-q",
+            q.to_str().unwrap(),
+            "-d",
+            db.to_str().unwrap(),
+            "--device",
+            "cpu",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    assert_eq!(search(&wsw), search(&d));
+    // A damaged file is an error, not a wrong answer.
+    let mut bytes = std::fs::read(&wsw).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    let bad = dir.path().join("bad.wsw");
+    std::fs::write(&bad, &bytes).unwrap();
+    let err = failing_search(dir.path(), &q, &bad, &[]);
+    assert!(err.contains("bad.wsw"), "{err}");
+}
+
+#[test]
+fn devices_and_balance_are_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    assert!(
+        failing_search(dir.path(), &q, &d, &["--balance", "roundrobin"])
+            .contains("unknown dispatch policy")
+    );
+    let out = warpsw(&[
+        "search",
+        "-q",
+        q.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--devices",
+        "0,x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--devices"), "{}", stderr(&out));
+}

@@ -9,4 +9,5 @@ mod engines;
 mod gpu;
 mod hay;
 mod kernels;
+mod multi;
 mod ptx;

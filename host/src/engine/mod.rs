@@ -8,6 +8,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod multi;
 
 use std::fmt;
 use std::str::FromStr;
@@ -97,17 +98,24 @@ pub trait Engine: Send {
     fn kernel_resources(&self) -> Result<Option<gpu::KernelResources>> {
         Ok(None)
     }
+
+    /// Warnings gathered since the last call (a failed GPU whose chunks were
+    /// redone elsewhere, for example); the caller prints them.
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Where a search runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// GPU 0 if a CUDA driver and a GPU are present, else the CPU.
-    Auto,
+    /// The GPUs (all, or those listed) if a CUDA driver and a GPU are
+    /// present, else the CPU.
+    Auto(Option<Vec<usize>>),
     /// The CPU.
     Cpu,
-    /// This GPU; an error if it cannot be used.
-    Gpu(usize),
+    /// These GPUs (`None`: all); an error if they cannot be used.
+    Gpus(Option<Vec<usize>>),
 }
 
 /// An engine ready to search, and how it got there.
@@ -120,9 +128,11 @@ pub struct Opened {
     pub upload_seconds: f64,
 }
 
-/// Opens an engine for `db` at `placement`.
+/// Opens an engine for `db` at `placement`; several GPUs share the work by
+/// `policy`.
 pub fn open(
     placement: Placement,
+    policy: crate::dispatch::Policy,
     db: std::sync::Arc<crate::db::Database>,
     scoring: crate::scoring::Scoring,
     kernel: Kernel,
@@ -136,19 +146,39 @@ pub fn open(
             upload_seconds: started.elapsed().as_secs_f64(),
         })
     };
-    let gpu = |ordinal| -> Result<Opened> {
-        let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
+    let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
+        let present: Vec<usize> = gpu::devices()?.iter().map(|d| d.ordinal).collect();
+        let ordinals = match wanted {
+            None => present,
+            Some(list) => {
+                if let Some(missing) = list.iter().find(|o| !present.contains(o)) {
+                    return Err(Error::InvalidArgument(format!(
+                        "there is no GPU {missing} (GPUs present: {present:?})"
+                    )));
+                }
+                list
+            }
+        };
+        if let [ordinal] = ordinals[..] {
+            let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
+            return Ok(Opened {
+                upload_seconds: engine.upload_seconds(),
+                engine: Box::new(engine),
+                fallback: None,
+            });
+        }
+        let (engine, upload_seconds) = multi::open_gpus(&ordinals, &db, &scoring, kernel, policy)?;
         Ok(Opened {
-            upload_seconds: engine.upload_seconds(),
             engine: Box::new(engine),
             fallback: None,
+            upload_seconds,
         })
     };
     match placement {
         Placement::Cpu => cpu(None),
-        Placement::Gpu(ordinal) => gpu(ordinal),
-        Placement::Auto => match gpu::devices() {
-            Ok(_) => gpu(0),
+        Placement::Gpus(wanted) => gpus(wanted),
+        Placement::Auto(wanted) => match gpu::devices() {
+            Ok(_) => gpus(wanted),
             Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
                 cpu(Some(format!("{why}; using the CPU")))
             }

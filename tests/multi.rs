@@ -1,0 +1,133 @@
+//! Multi-device search with CPU workers standing in for GPUs: every policy,
+//! with and without a device failing mid-search, equals one device.
+
+use std::sync::Arc;
+
+use host::db::{ChunkLimits, Database};
+use host::dispatch::{Policy, Unit, Worker, units_from_chunks};
+use host::engine::cpu::CpuEngine;
+use host::engine::multi::{CpuWorker, MultiEngine, SharedQuery, multi_device_plan};
+use host::engine::{Engine, Kernel};
+use host::error::{Error, Result};
+use host::fasta::Record;
+
+use crate::hay;
+
+/// A CPU worker that fails once it has run `fail_after` units.
+struct FlakyWorker {
+    inner: CpuWorker,
+    fail_after: Option<usize>,
+    done: usize,
+}
+
+impl Worker for FlakyWorker {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>> {
+        if self.fail_after.is_some_and(|n| self.done >= n) {
+            return Err(Error::InvalidArgument(
+                "injected failure: device lost".into(),
+            ));
+        }
+        self.done += 1;
+        self.inner.run_unit(query, unit)
+    }
+}
+
+fn setup() -> (Arc<Database>, Vec<Vec<u8>>) {
+    let mut rng = hay::rng(50);
+    let seqs: Vec<Record> = (0..700)
+        .map(|i| Record {
+            id: format!("m{i}"),
+            description: String::new(),
+            codes: {
+                let len = hay::skewed_length(&mut rng, 900);
+                hay::random_codes(&mut rng, len, true)
+            },
+        })
+        .collect();
+    let queries = (0..3)
+        .map(|k| hay::random_codes(&mut rng, 100 + 150 * k, false))
+        .collect();
+    (Arc::new(Database::from_records(seqs)), queries)
+}
+
+fn multi(
+    db: &Arc<Database>,
+    devices: usize,
+    policy: Policy,
+    fail: &[Option<usize>],
+) -> MultiEngine<FlakyWorker> {
+    let scoring = hay::blosum62(11, 1);
+    let limits = ChunkLimits {
+        max_sequences: usize::MAX,
+        max_bytes: usize::MAX,
+    };
+    let plan = Arc::new(multi_device_plan(db, devices, limits));
+    let units: Vec<Unit> = units_from_chunks(db, &plan);
+    let query = SharedQuery::default();
+    let workers = (0..devices)
+        .map(|k| FlakyWorker {
+            inner: CpuWorker::new(
+                &format!("fake GPU {k}"),
+                db.clone(),
+                plan.clone(),
+                scoring.clone(),
+                query.clone(),
+            ),
+            fail_after: fail.get(k).copied().flatten(),
+            done: 0,
+        })
+        .collect();
+    MultiEngine::new(workers, policy, units, query, db.len()).unwrap()
+}
+
+#[test]
+fn every_policy_on_several_devices_equals_one_device() {
+    let (db, queries) = setup();
+    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    let expected: Vec<Vec<i32>> = queries
+        .iter()
+        .map(|q| single.score_all(q).unwrap())
+        .collect();
+    for policy in Policy::ALL {
+        for devices in [1, 2, 4] {
+            let mut engine = multi(&db, devices, policy, &[]);
+            for (q, want) in queries.iter().zip(&expected) {
+                assert_eq!(
+                    &engine.score_all(q).unwrap(),
+                    want,
+                    "{policy}, {devices} devices"
+                );
+            }
+            assert!(engine.take_warnings().is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_failing_device_loses_nothing_and_is_named() {
+    let (db, queries) = setup();
+    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    for policy in Policy::ALL {
+        let mut engine = multi(&db, 3, policy, &[None, Some(1), None]);
+        for q in &queries {
+            assert_eq!(
+                engine.score_all(q).unwrap(),
+                single.score_all(q).unwrap(),
+                "{policy}"
+            );
+        }
+        let warnings = engine.take_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("fake GPU 1"), "{}", warnings[0]);
+    }
+}
+
+#[test]
+fn all_devices_failing_is_an_error_not_a_partial_result() {
+    let (db, queries) = setup();
+    let mut engine = multi(&db, 2, Policy::Dynamic, &[Some(0), Some(2)]);
+    assert!(engine.score_all(&queries[0]).is_err());
+}
