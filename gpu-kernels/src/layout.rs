@@ -78,8 +78,3 @@ pub struct SimtParams {
     /// Gap penalties.
     pub gaps: Gaps,
 }
-
-// SAFETY: the parameter block is plain data (integers and addresses) with a
-// `#[repr(C)]` layout that the PTX entry point declares identically.
-#[cfg(feature = "cudarc")]
-unsafe impl cudarc::driver::DeviceRepr for SimtParams {}

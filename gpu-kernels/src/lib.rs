@@ -14,6 +14,7 @@
 //! * [`warp`]: thread index, shuffles, votes — real on the GPU, emulated on the host.
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![feature(portable_simd)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![deny(missing_docs)]

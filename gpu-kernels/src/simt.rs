@@ -42,6 +42,10 @@ use crate::recurrence::{NEG_INF, gap_score, local_h, max};
 /// Query rows per strip: the column state of a thread, in registers.
 pub const STRIP: usize = 32;
 
+/// Four profile words, read with one 128-bit load (profile rows start at
+/// multiples of `STRIP / 4` words, so every strip is 16-byte aligned).
+type Words4 = core::simd::u32x4;
+
 /// Aligns the query with sequence `t` of the chunk and writes its score.
 ///
 /// This is the body of one GPU thread; under emulation the CPU engine calls
@@ -80,9 +84,13 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
             for k in 0..4 {
                 let column = w * 4 + k;
                 let code = code_byte(residue_word, k as u32) as usize;
-                let row_slot = p.row_buffer.add(column * threads + t);
+                // One 64-bit access per column for the (H, F) pair.
+                let row_slot = p
+                    .row_buffer
+                    .add(column * threads + t)
+                    .cast::<core::simd::i32x2>();
                 let [h_above, f_above] = if reads_row_above {
-                    *row_slot
+                    (*row_slot).to_array()
                 } else {
                     [0, NEG_INF]
                 };
@@ -91,8 +99,10 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                 let mut f = f_above;
                 let mut h_up = h_above;
                 let mut diag = h_above_left;
+                let words: [Words4; STRIP / 16] =
+                    core::array::from_fn(|v| *scores.cast::<Words4>().add(v));
                 for quad in 0..STRIP / 4 {
-                    let packed = *scores.add(quad);
+                    let packed = words[quad / 4][quad % 4];
                     for b in 0..4 {
                         let r = quad * 4 + b;
                         e[r] = gap_score(e[r], h[r], g);
@@ -106,7 +116,7 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                 }
                 h_above_left = h_above;
                 if writes_row_below {
-                    *row_slot = [h[STRIP - 1], f];
+                    *row_slot = core::simd::i32x2::from_array([h[STRIP - 1], f]);
                 }
             }
         }
@@ -116,11 +126,38 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
 
 /// GPU entry point: one thread per sequence of the chunk.
 ///
+/// Takes [`SimtParams`]' fields one by one: pointers passed directly as
+/// kernel arguments are known to point to global memory, so the compiler
+/// emits `ld.global` (and 128-bit loads) instead of generic loads.
+///
 /// # Safety
-/// The duties of [`align_sequence`] for every `t < p.threads`; any block size.
+/// The duties of [`align_sequence`] for every `t < threads`; any block size.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sw_simt_i32(p: SimtParams) {
+pub unsafe extern "ptx-kernel" fn sw_simt_i32(
+    profile: *const u32,
+    residues: *const u32,
+    lengths: *const u32,
+    row_buffer: *mut [i32; 2],
+    scores: *mut i32,
+    query_words: u32,
+    threads: u32,
+    gap_first: i32,
+    gap_extend: i32,
+) {
+    let p = SimtParams {
+        profile,
+        residues,
+        lengths,
+        row_buffer,
+        scores,
+        query_words,
+        threads,
+        gaps: crate::recurrence::Gaps {
+            first: gap_first,
+            extend: gap_extend,
+        },
+    };
     let t = crate::warp::global_thread_index();
     if t < p.threads {
         align_sequence(&p, t);

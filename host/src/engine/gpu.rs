@@ -13,7 +13,7 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use gpu_kernels::layout::{NUM_CODES, SimtParams};
+use gpu_kernels::layout::NUM_CODES;
 use gpu_kernels::simt;
 
 use super::{Engine, Kernel};
@@ -337,23 +337,30 @@ impl GpuEngine {
         let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
         let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
         let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
-        let params = SimtParams {
-            profile: profile_ptr as *const u32,
-            residues: residues_ptr as *const u32,
-            lengths: lengths_ptr as *const u32,
-            row_buffer: row_ptr as *mut [i32; 2],
-            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
-            query_words: query_words as u32,
-            threads: threads as u32,
-            gaps: self.scoring.gaps.kernel_gaps(),
-        };
+        let profile_ptr: u64 = profile_ptr;
+        let residues_ptr: u64 = residues_ptr;
+        let lengths_ptr: u64 = lengths_ptr;
+        let row_ptr: u64 = row_ptr;
+        let scores_ptr: u64 = scores_ptr + 4 * chunk.range.start as u64;
+        let (query_words, threads) = (query_words as u32, threads as u32);
+        let gaps = self.scoring.gaps.kernel_gaps();
         let cfg = LaunchConfig {
-            grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
+            grid_dim: (threads.div_ceil(SIMT_BLOCK), 1, 1),
             block_dim: (SIMT_BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
         let mut launch = self.stream.launch_builder(&self.simt);
-        launch.arg(&params);
+        // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
+        launch
+            .arg(&profile_ptr)
+            .arg(&residues_ptr)
+            .arg(&lengths_ptr)
+            .arg(&row_ptr)
+            .arg(&scores_ptr)
+            .arg(&query_words)
+            .arg(&threads)
+            .arg(&gaps.first)
+            .arg(&gaps.extend);
         // SAFETY: `sw_simt_i32`'s duties are checked above: the profile has
         // NUM_CODES * query_words words (a whole number of strips); residues,
         // lengths, row buffer and scores have the sizes the chunk's thread
