@@ -68,14 +68,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 
     let mut rows = Vec::new();
     for &kernel in &kernels {
-        let policy: host::dispatch::Policy = args.balance.parse()?;
-        let opened = engine::open(
-            placement(args.device, &args.devices)?,
-            policy,
-            db.clone(),
-            scoring.clone(),
-            kernel,
-        )?;
+        let (placement, policy) = placement(&args.placement)?;
+        let opened = engine::open(placement, policy, db.clone(), scoring.clone(), kernel)?;
         if let Some(why) = &opened.fallback {
             eprintln!("warpsw: {why}");
         }

@@ -91,6 +91,23 @@ impl ScoringArgs {
     }
 }
 
+/// Where a search runs: shared by `search` and `bench`.
+#[derive(Args, Debug, Clone)]
+pub struct PlacementArgs {
+    /// Where to align.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// GPUs to use: `all` or a list such as `0,2`. Each holds the whole
+    /// database; chunks are spread over them by --balance.
+    #[arg(long, default_value = "all", value_name = "all|LIST")]
+    pub devices: String,
+    /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
+    /// measured speed, re-weighted after each query), greedy (NESW: longest
+    /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
+    #[arg(long, default_value = "dynamic")]
+    pub balance: String,
+}
+
 /// `warpsw search`.
 #[derive(Args, Debug)]
 pub struct SearchArgs {
@@ -108,18 +125,8 @@ pub struct SearchArgs {
     /// Kernel variant (see `warpsw kernels`).
     #[arg(long, default_value = "simt")]
     pub kernel: String,
-    /// Where to align.
-    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
-    pub device: DeviceChoice,
-    /// GPUs to use: `all` or a list such as `0,2`. Each holds the whole
-    /// database; chunks are spread over them by --balance.
-    #[arg(long, default_value = "all", value_name = "all|LIST")]
-    pub devices: String,
-    /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
-    /// measured speed, re-weighted after each query), greedy (NESW: longest
-    /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
-    #[arg(long, default_value = "dynamic")]
-    pub balance: String,
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatChoice::Tsv)]
     pub format: FormatChoice,
@@ -162,15 +169,8 @@ pub struct BenchArgs {
     /// Kernels to time, comma separated.
     #[arg(long, default_value = "simt", value_delimiter = ',')]
     pub kernels: Vec<String>,
-    /// Where to run.
-    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
-    pub device: DeviceChoice,
-    /// GPUs to use: `all` or a list such as `0,2`.
-    #[arg(long, default_value = "all", value_name = "all|LIST")]
-    pub devices: String,
-    /// How chunks are spread over several GPUs: weighted, greedy, dynamic.
-    #[arg(long, default_value = "dynamic")]
-    pub balance: String,
+    #[command(flatten)]
+    pub placement: PlacementArgs,
     /// Untimed runs per query and kernel before timing.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,

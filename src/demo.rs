@@ -8,7 +8,7 @@ use anyhow::Context;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::{DemoArgs, FormatChoice, ScoringArgs, SearchArgs};
+use crate::cli::{DemoArgs, FormatChoice, PlacementArgs, ScoringArgs, SearchArgs};
 
 /// Robinson & Robinson (1991) background frequencies of `AMINO_ACIDS`.
 const AMINO_ACIDS: &[u8; 20] = b"ARNDCQEGHILKMFPSTWYV";
@@ -129,9 +129,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         },
         top: 10,
         kernel: "simt".into(),
-        device: args.device,
-        devices: "all".into(),
-        balance: "dynamic".into(),
+        placement: PlacementArgs {
+            device: args.device,
+            devices: "all".into(),
+            balance: "dynamic".into(),
+        },
         format: FormatChoice::Tsv,
         out: Some(out_path.clone()),
         quiet: false,

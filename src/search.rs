@@ -15,10 +15,11 @@ use host::merge::top_hits;
 use host::output::{Format, QueryHits, write_hits};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{DeviceChoice, FormatChoice, SearchArgs, parse_kernel};
+use crate::cli::{DeviceChoice, FormatChoice, PlacementArgs, SearchArgs, parse_kernel};
 
-/// The `--device` and `--devices` choices as a placement.
-pub fn placement(choice: DeviceChoice, devices: &str) -> anyhow::Result<Placement> {
+/// The `--device`, `--devices` and `--balance` choices.
+pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
+    let (choice, devices) = (args.device, args.devices.as_str());
     let list = match devices.trim() {
         "all" => None,
         text => Some(
@@ -30,11 +31,12 @@ pub fn placement(choice: DeviceChoice, devices: &str) -> anyhow::Result<Placemen
                 })?,
         ),
     };
-    Ok(match choice {
+    let placement = match choice {
         DeviceChoice::Auto => Placement::Auto(list),
         DeviceChoice::Cpu => Placement::Cpu,
         DeviceChoice::Gpu => Placement::Gpus(list),
-    })
+    };
+    Ok((placement, args.balance.parse()?))
 }
 
 /// Reads the database: a `.wsw` file (memory-mapped) or FASTA, by content.
@@ -59,14 +61,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let db = Arc::new(load_db(&args.db)?);
     let read_seconds = read_started.elapsed().as_secs_f64();
 
-    let policy: Policy = args.balance.parse()?;
-    let opened = engine::open(
-        placement(args.device, &args.devices)?,
-        policy,
-        db.clone(),
-        scoring,
-        kernel,
-    )?;
+    let (placement, policy) = placement(&args.placement)?;
+    let opened = engine::open(placement, policy, db.clone(), scoring, kernel)?;
     if let Some(why) = &opened.fallback {
         eprintln!("warpsw: {why}");
     }

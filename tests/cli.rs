@@ -18,6 +18,21 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `warpsw search -q query -d db --device cpu extra…`.
+fn search_cpu(query: &Path, db: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "search",
+        "-q",
+        query.to_str().unwrap(),
+        "-d",
+        db.to_str().unwrap(),
+        "--device",
+        "cpu",
+    ];
+    args.extend_from_slice(extra);
+    warpsw(&args)
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -44,15 +59,7 @@ fn search_files(dir: &Path) -> (PathBuf, PathBuf) {
 fn search_prints_tsv_with_header_best_hit_first() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    let out = warpsw(&[
-        "search",
-        "-q",
-        q.to_str().unwrap(),
-        "-d",
-        d.to_str().unwrap(),
-        "--device",
-        "cpu",
-    ]);
+    let out = search_cpu(&q, &d, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -75,23 +82,20 @@ fn search_writes_json_to_a_file_and_honours_top() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
     let out_path = dir.path().join("hits.json");
-    let out = warpsw(&[
-        "search",
-        "-q",
-        q.to_str().unwrap(),
-        "-d",
-        d.to_str().unwrap(),
-        "--device",
-        "cpu",
-        "--format",
-        "json",
-        "--top",
-        "2",
-        "-o",
-        out_path.to_str().unwrap(),
-        "--matrix",
-        "blosum50",
-    ]);
+    let out = search_cpu(
+        &q,
+        &d,
+        &[
+            "--format",
+            "json",
+            "--top",
+            "2",
+            "-o",
+            out_path.to_str().unwrap(),
+            "--matrix",
+            "blosum50",
+        ],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_path).unwrap()).unwrap();
@@ -126,21 +130,10 @@ fn kernels_lists_every_kernel() {
 }
 
 /// Runs a search expected to fail; returns its stderr.
-fn failing_search(dir: &Path, query: &Path, db: &Path, extra: &[&str]) -> String {
-    let mut args = vec![
-        "search",
-        "-q",
-        query.to_str().unwrap(),
-        "-d",
-        db.to_str().unwrap(),
-        "--device",
-        "cpu",
-    ];
-    args.extend_from_slice(extra);
-    let out = warpsw(&args);
+fn failing_search(query: &Path, db: &Path, extra: &[&str]) -> String {
+    let out = search_cpu(query, db, extra);
     assert_eq!(out.status.code(), Some(2), "should fail: {}", stderr(&out));
     assert!(out.stdout.is_empty(), "no partial output");
-    let _ = dir;
     stderr(&out)
 }
 
@@ -153,7 +146,7 @@ fn a_bad_residue_names_file_record_and_line() {
         "bad.fa",
         ">ok\nACDE\n>broken thing\nACDE\nAC1DE\n",
     );
-    let err = failing_search(dir.path(), &q, &db, &[]);
+    let err = failing_search(&q, &db, &[]);
     assert!(err.contains("bad.fa"), "{err}");
     assert!(err.contains("'broken'"), "{err}");
     assert!(err.contains("line 5"), "{err}");
@@ -165,11 +158,11 @@ fn empty_and_missing_files_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (q, _) = search_files(dir.path());
     let empty = write(dir.path(), "empty.fa", "");
-    assert!(failing_search(dir.path(), &q, &empty, &[]).contains("no FASTA record"));
+    assert!(failing_search(&q, &empty, &[]).contains("no FASTA record"));
     let missing = dir.path().join("missing.fa");
-    assert!(failing_search(dir.path(), &q, &missing, &[]).contains("missing.fa"));
+    assert!(failing_search(&q, &missing, &[]).contains("missing.fa"));
     let no_seq = write(dir.path(), "noseq.fa", ">a\nACD\n>b\n>c\nAC\n");
-    let err = failing_search(dir.path(), &q, &no_seq, &[]);
+    let err = failing_search(&q, &no_seq, &[]);
     assert!(err.contains("'b'") && err.contains("no sequence"), "{err}");
 }
 
@@ -185,7 +178,7 @@ fn a_truncated_gzip_is_an_error() {
     let bytes = gz.finish().unwrap();
     let path = dir.path().join("cut.fa.gz");
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let err = failing_search(dir.path(), &q, &path, &[]);
+    let err = failing_search(&q, &path, &[]);
     assert!(err.contains("cut.fa.gz"), "{err}");
 }
 
@@ -193,14 +186,12 @@ fn a_truncated_gzip_is_an_error() {
 fn bad_scoring_options_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    assert!(
-        failing_search(dir.path(), &q, &d, &["--matrix", "blosum63"]).contains("unknown matrix")
-    );
-    assert!(failing_search(dir.path(), &q, &d, &["--gap-open", "-3"]).contains("negative"));
+    assert!(failing_search(&q, &d, &["--matrix", "blosum63"]).contains("unknown matrix"));
+    assert!(failing_search(&q, &d, &["--gap-open", "-3"]).contains("negative"));
     let m = write(dir.path(), "m.txt", "   A  R\nA  4 -1\nR -1  5\n");
-    let err = failing_search(dir.path(), &q, &d, &["--matrix-file", m.to_str().unwrap()]);
+    let err = failing_search(&q, &d, &["--matrix-file", m.to_str().unwrap()]);
     assert!(err.contains("m.txt"), "{err}");
-    assert!(failing_search(dir.path(), &q, &d, &["--kernel", "warp9"]).contains("unknown kernel"));
+    assert!(failing_search(&q, &d, &["--kernel", "warp9"]).contains("unknown kernel"));
 }
 
 #[test]
@@ -211,15 +202,7 @@ fn makedb_then_search_equals_searching_the_fasta() {
     let made = warpsw(&["makedb", d.to_str().unwrap(), "-o", wsw.to_str().unwrap()]);
     assert!(made.status.success(), "{}", stderr(&made));
     let search = |db: &Path| {
-        let out = warpsw(&[
-            "search",
-            "-q",
-            q.to_str().unwrap(),
-            "-d",
-            db.to_str().unwrap(),
-            "--device",
-            "cpu",
-        ]);
+        let out = search_cpu(&q, db, &[]);
         assert!(out.status.success(), "{}", stderr(&out));
         out.stdout
     };
@@ -230,7 +213,7 @@ fn makedb_then_search_equals_searching_the_fasta() {
     bytes[last] ^= 0x55;
     let bad = dir.path().join("bad.wsw");
     std::fs::write(&bad, &bytes).unwrap();
-    let err = failing_search(dir.path(), &q, &bad, &[]);
+    let err = failing_search(&q, &bad, &[]);
     assert!(err.contains("bad.wsw"), "{err}");
 }
 
@@ -239,18 +222,9 @@ fn devices_and_balance_are_validated() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
     assert!(
-        failing_search(dir.path(), &q, &d, &["--balance", "roundrobin"])
-            .contains("unknown dispatch policy")
+        failing_search(&q, &d, &["--balance", "roundrobin"]).contains("unknown dispatch policy")
     );
-    let out = warpsw(&[
-        "search",
-        "-q",
-        q.to_str().unwrap(),
-        "-d",
-        d.to_str().unwrap(),
-        "--devices",
-        "0,x",
-    ]);
+    let out = search_cpu(&q, &d, &["--devices", "0,x"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--devices"), "{}", stderr(&out));
 }

@@ -3,28 +3,15 @@
 
 use std::sync::Arc;
 
-use host::db::Database;
 use host::engine::{Engine, KERNELS, Kernel, cpu::CpuEngine};
-use host::fasta::Record;
 use host::reference::local_score;
 use host::scoring::Scoring;
 
 use crate::hay;
 
-fn records(seqs: Vec<Vec<u8>>) -> Vec<Record> {
-    seqs.into_iter()
-        .enumerate()
-        .map(|(i, codes)| Record {
-            id: format!("s{i}"),
-            description: String::new(),
-            codes,
-        })
-        .collect()
-}
-
 /// Every kernel on the CPU engine equals the reference for every sequence.
 pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scoring: &Scoring) {
-    let db = Arc::new(Database::from_records(records(db_seqs)));
+    let db = Arc::new(hay::database(db_seqs));
     for info in KERNELS {
         let mut engine = CpuEngine::new(db.clone(), scoring.clone(), info.kernel);
         let scores = engine.score_all(query).unwrap();

@@ -1,30 +1,14 @@
 //! The same correctness tests on a real GPU. Ignored in CI (no GPU); run on a
 //! GPU machine with `--ignored` (scripts/gpu.sh packages this binary).
 
-use std::sync::Arc;
-
 use host::db::Database;
 use host::engine::gpu::GpuEngine;
 use host::engine::{Engine, KERNELS};
-use host::fasta::Record;
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
 use rayon::prelude::*;
 
 use crate::hay;
-
-fn database(seqs: Vec<Vec<u8>>) -> Arc<Database> {
-    Arc::new(Database::from_records(
-        seqs.into_iter()
-            .enumerate()
-            .map(|(i, codes)| Record {
-                id: format!("g{i}"),
-                description: String::new(),
-                codes,
-            })
-            .collect(),
-    ))
-}
 
 /// Every kernel on GPU 0 against the reference for every sequence of `db`;
 /// returns the number of pairs compared.
@@ -70,7 +54,7 @@ fn gpu_matches_reference_on_100000_database_sequences() {
     for len in [12_000, 9_000, 5_000, 0, 1] {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
-    let db = database(seqs);
+    let db = hay::database(seqs);
     let queries: Vec<Vec<u8>> = [144, 567, 1000]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))
@@ -91,7 +75,7 @@ fn gpu_matches_reference_for_every_matrix_and_gap_setting() {
         })
         .collect();
     seqs.extend((0..20).map(|_| hay::mutate(&mut rng, &query, 0.6)));
-    let db = database(seqs);
+    let db = hay::database(seqs);
     for matrix in hay::matrices() {
         for (open, extend) in hay::GAP_SETTINGS {
             let scoring = Scoring {
@@ -109,7 +93,7 @@ fn gpu_adversarial_cases() {
     let mut rng = hay::rng(102);
     let long = hay::random_codes(&mut rng, 9000, false);
     let x = host::alphabet::X_CODE;
-    let db = database(vec![
+    let db = hay::database(vec![
         long.clone(),
         hay::mutate(&mut rng, &long, 0.9),
         vec![x; 300],
@@ -122,10 +106,10 @@ fn gpu_adversarial_cases() {
     // A database of one sequence; a database whose sequences share one length.
     check_gpu(
         &[long[..500].to_vec()],
-        &database(vec![long.clone()]),
+        &hay::database(vec![long.clone()]),
         &hay::blosum62(11, 1),
     );
-    let same = database(
+    let same = hay::database(
         (0..5000)
             .map(|_| hay::random_codes(&mut rng, 256, false))
             .collect(),

@@ -73,3 +73,20 @@ pub fn fasta(records: &[(&str, &str)]) -> String {
         .map(|(id, s)| format!(">{id}\n{s}\n"))
         .collect()
 }
+
+/// Records named `s0`, `s1`, … holding `seqs`.
+pub fn records(seqs: Vec<Vec<u8>>) -> Vec<host::fasta::Record> {
+    seqs.into_iter()
+        .enumerate()
+        .map(|(i, codes)| host::fasta::Record {
+            id: format!("s{i}"),
+            description: String::new(),
+            codes,
+        })
+        .collect()
+}
+
+/// A database of `seqs` (see [`records`]).
+pub fn database(seqs: Vec<Vec<u8>>) -> host::db::Database {
+    host::db::Database::from_records(records(seqs))
+}

@@ -3,7 +3,6 @@
 
 use host::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use host::engine::cpu::run_simt_chunk;
-use host::fasta::Record;
 use host::profile::sequential_profile;
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
@@ -46,19 +45,6 @@ fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) ->
     db.len()
 }
 
-fn database(seqs: Vec<Vec<u8>>) -> Database {
-    Database::from_records(
-        seqs.into_iter()
-            .enumerate()
-            .map(|(i, codes)| Record {
-                id: format!("d{i}"),
-                description: String::new(),
-                codes,
-            })
-            .collect(),
-    )
-}
-
 /// ≥ 10,000 random pairs per run: lengths 0–2000, every matrix, every gap
 /// setting (free opens and 20/5 included), chunks of 32 to 1024 threads.
 #[test]
@@ -70,7 +56,7 @@ fn sw_simt_i32_matches_reference_on_10000_random_pairs() {
             hay::random_codes(&mut rng, len, true)
         })
         .collect();
-    let db = database(db_seqs);
+    let db = hay::database(db_seqs);
     let matrices = hay::matrices();
     let mut pairs = 0;
     for q in 0..10 {
@@ -91,7 +77,7 @@ fn sw_simt_i32_matches_reference_on_10000_random_pairs() {
 fn sw_simt_i32_matches_reference_on_homologs() {
     let mut rng = hay::rng(11);
     let query = hay::random_codes(&mut rng, 700, false);
-    let db = database(
+    let db = hay::database(
         [0.99, 0.9, 0.7, 0.5, 0.35]
             .iter()
             .flat_map(|&id| {
@@ -117,7 +103,7 @@ fn sw_simt_i32_matches_reference_on_homologs() {
 fn sw_simt_i32_with_extreme_gap_penalties() {
     let mut rng = hay::rng(12);
     let query = hay::random_codes(&mut rng, 300, false);
-    let db = database(
+    let db = hay::database(
         (0..40)
             .map(|_| hay::mutate(&mut rng, &query, 0.6))
             .collect(),
