@@ -3,7 +3,8 @@
 //! read ([`fasta`]) → encode ([`alphabet`]) → score ([`matrix`], [`scoring`],
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
 //! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
-//! [`reference`](mod@reference) is the scalar oracle every engine is tested against.
+//! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
+//! [`traceback`] computes whole alignments (seed 003's kernels).
 #![deny(missing_docs)]
 
 pub mod alphabet;
@@ -19,5 +20,6 @@ pub mod output;
 pub mod profile;
 pub mod reference;
 pub mod scoring;
+pub mod traceback;
 
 pub use error::{Error, Result};
