@@ -4,9 +4,11 @@
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
 //! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
 //! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
-//! [`traceback`] computes whole alignments (seed 003's kernels).
+//! [`traceback`] computes whole alignments (seed 003's kernels), written by
+//! [`alignment_output`].
 #![deny(missing_docs)]
 
+pub mod alignment_output;
 pub mod alphabet;
 pub mod db;
 pub mod dbfile;
