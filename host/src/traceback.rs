@@ -475,7 +475,6 @@ pub fn run_window_cpu(
     (0..pairs)
         .into_par_iter()
         .for_each(|t| unsafe { walk_pair(params.get(), t) });
-    drop(params);
     WindowOutput { results, ops }
 }
 
