@@ -198,3 +198,13 @@ pub struct TracebackParams {
 // SAFETY: plain data (integers and addresses), `#[repr(C)]` as in the PTX.
 #[cfg(feature = "cudarc")]
 unsafe impl cudarc::driver::DeviceRepr for TracebackParams {}
+
+// SAFETY: plain `#[repr(C)]` integers, uploaded and read back as is.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for PairTask {}
+// SAFETY: plain `#[repr(C)]` integers, uploaded and read back as is.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for PairResult {}
+// SAFETY: all-zero bits are a valid `PairResult` (all fields integers).
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::ValidAsZeroBits for PairResult {}

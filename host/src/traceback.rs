@@ -229,7 +229,7 @@ pub fn kernel_matrix(matrix: &ScoreMatrix) -> Vec<i8> {
 /// buffer (`n + m`) and its task and result.
 ///
 /// ```
-/// assert_eq!(host::traceback::pair_bytes(8, 8), 32 + 72 + 16 + 32 + 20);
+/// assert_eq!(host::traceback::pair_bytes(8, 8), 32 + 72 + 16 + 32 + 24);
 /// ```
 pub fn pair_bytes(n: usize, m: usize) -> usize {
     4 * backtrack_words(n, m)
