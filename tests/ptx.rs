@@ -16,6 +16,16 @@ fn ptx_declares_every_kernel_entry_point() {
 }
 
 #[test]
+fn ptx_declares_the_traceback_kernels() {
+    for symbol in host::traceback::KERNEL_SYMBOLS {
+        assert!(
+            PTX.contains(&format!(".visible .entry {symbol}(")),
+            "PTX has no entry point {symbol}"
+        );
+    }
+}
+
+#[test]
 fn ptx_calls_no_external_function() {
     // A non-inlined call into another crate shows up as `.extern .func`,
     // which the driver cannot resolve.

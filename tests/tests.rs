@@ -11,3 +11,4 @@ mod hay;
 mod kernels;
 mod multi;
 mod ptx;
+mod traceback;

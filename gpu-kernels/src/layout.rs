@@ -78,3 +78,128 @@ pub struct SimtParams {
     /// Gap penalties.
     pub gaps: Gaps,
 }
+
+/// [`TracebackParams::mode`]: Smith–Waterman (local).
+pub const MODE_LOCAL: u32 = 0;
+/// [`TracebackParams::mode`]: Needleman–Wunsch (global, end gaps charged).
+pub const MODE_GLOBAL: u32 = 1;
+/// [`TracebackParams::mode`]: semiglobal (overlap, end gaps free).
+pub const MODE_SEMIGLOBAL: u32 = 2;
+
+/// Backtrack bit of a cell: `F(i,j) = F(i-1,j) - extend`, the vertical gap
+/// continues up (seed 003's `Cup`). See [`crate::traceback`].
+pub const BIT_CONT_UP: u32 = 1;
+/// Backtrack bit of a cell: `E(i,j) = E(i,j-1) - extend`, the horizontal gap
+/// continues left (seed 003's `Cleft`).
+pub const BIT_CONT_LEFT: u32 = 2;
+/// Backtrack bit of a cell: H leaves the cell up or diagonally (seed 003's `Bup`).
+pub const BIT_MOVE_UP: u32 = 4;
+/// Backtrack bit of a cell: H leaves the cell left or diagonally (seed 003's `Bleft`).
+pub const BIT_MOVE_LEFT: u32 = 8;
+/// Backtrack cells per `u32` word (4 bits each).
+pub const CELLS_PER_WORD: usize = 8;
+
+/// Alignment op of the op buffer: `q_i` aligned with `t_j` (CIGAR `M`).
+pub const OP_MATCH: u8 = 0;
+/// Alignment op: `q_i` against a gap, an up move (CIGAR `I`, insertion in
+/// the query relative to the target).
+pub const OP_INSERT: u8 = 1;
+/// Alignment op: `t_j` against a gap, a left move (CIGAR `D`, deletion from
+/// the query relative to the target).
+pub const OP_DELETE: u8 = 2;
+
+/// `u32` words of backtrack bits for an `n × m` matrix: `ceil(n*m / 8)`.
+///
+/// ```
+/// assert_eq!(gpu_kernels::layout::backtrack_words(3, 3), 2);
+/// assert_eq!(gpu_kernels::layout::backtrack_words(0, 9), 0);
+/// ```
+#[inline(always)]
+pub const fn backtrack_words(n: usize, m: usize) -> usize {
+    (n * m).div_ceil(CELLS_PER_WORD)
+}
+
+/// One pair of a traceback window: which sequences, and where its slices of
+/// the window's buffers start. Filled by the host, read by both kernels.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairTask {
+    /// Index of the query (rows) in [`TracebackParams::offsets`].
+    pub query: u32,
+    /// Index of the target (columns) in [`TracebackParams::offsets`].
+    pub target: u32,
+    /// First word of the pair's backtrack bits: [`backtrack_words`]`(n, m)` words.
+    pub bits_offset: u64,
+    /// First entry of the pair's row scratch: `m + 1` `[H, F]` pairs.
+    pub row_offset: u64,
+    /// First byte of the pair's ops: `n + m` bytes.
+    pub ops_offset: u64,
+}
+
+/// What the kernels return for one pair. Coordinates are matrix cells:
+/// the alignment covers `q[query_start+1 ..= query_end]` and
+/// `t[target_start+1 ..= target_end]` (1-based residues), i.e. it starts
+/// after cell `(query_start, target_start)` and ends at cell
+/// `(query_end, target_end)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairResult {
+    /// Alignment score (kernel 1).
+    pub score: i32,
+    /// Row of the end cell (kernel 1).
+    pub query_end: u32,
+    /// Column of the end cell (kernel 1).
+    pub target_end: u32,
+    /// Row of the cell where the walk stopped (kernel 2).
+    pub query_start: u32,
+    /// Column of the cell where the walk stopped (kernel 2).
+    pub target_start: u32,
+    /// Number of ops written (kernel 2).
+    pub ops_len: u32,
+}
+
+/// Parameters of one launch of either traceback kernel over one window
+/// (`sw_traceback_fill_i32`, then `sw_traceback_walk`, same block).
+///
+/// All pointers are device pointers on the GPU and host pointers under
+/// emulation; the buffers' sizes are the kernels' `# Safety` duties.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TracebackParams {
+    /// Every sequence of the run, residue codes (`0..24`) concatenated.
+    pub residues: *const u8,
+    /// Sequence `k` is `residues[offsets[k] .. offsets[k + 1]]`.
+    pub offsets: *const u64,
+    /// Substitution scores, `NUM_CODES * NUM_CODES` `i8`, row = query code.
+    pub matrix: *const i8,
+    /// The window's pairs, `pairs` entries.
+    pub tasks: *const PairTask,
+    /// One result per pair, `pairs` entries.
+    pub results: *mut PairResult,
+    /// Backtrack bits of every pair (see [`PairTask::bits_offset`]).
+    pub bits: *mut u32,
+    /// Row scratch of every pair (see [`PairTask::row_offset`]).
+    pub rows: *mut [i32; 2],
+    /// Ops of every pair (see [`PairTask::ops_offset`]).
+    pub ops: *mut u8,
+    /// Number of pairs (one per thread).
+    pub pairs: u32,
+    /// [`MODE_LOCAL`], [`MODE_GLOBAL`] or [`MODE_SEMIGLOBAL`].
+    pub mode: u32,
+    /// Gap penalties.
+    pub gaps: Gaps,
+}
+
+// SAFETY: plain data (integers and addresses), `#[repr(C)]` as in the PTX.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for TracebackParams {}
+
+// SAFETY: plain `#[repr(C)]` integers, uploaded and read back as is.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for PairTask {}
+// SAFETY: plain `#[repr(C)]` integers, uploaded and read back as is.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for PairResult {}
+// SAFETY: all-zero bits are a valid `PairResult` (all fields integers).
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::ValidAsZeroBits for PairResult {}

@@ -13,6 +13,8 @@
 //!   the host fills in and the kernels read.
 //! * [`warp`]: thread index, shuffles, votes — real on the GPU, emulated on the host.
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
+//! * [`traceback`]: seed 003's fill and walk kernels (one thread per pair,
+//!   alignments with traceback).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![feature(portable_simd)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
@@ -22,6 +24,7 @@
 pub mod layout;
 pub mod recurrence;
 pub mod simt;
+pub mod traceback;
 pub mod warp;
 
 #[cfg(target_arch = "nvptx64")]

@@ -73,6 +73,17 @@ pub fn local_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
     max(max(diag + sub, e), max(f, 0))
 }
 
+/// The global/semiglobal H of a cell: `max(diag + sub, e, f)` (no zero
+/// floor; the modes differ only in their borders and end cell).
+///
+/// ```
+/// assert_eq!(gpu_kernels::recurrence::global_h(3, -9, -1, -2), -1);
+/// ```
+#[inline(always)]
+pub fn global_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
+    max(max(diag + sub, e), f)
+}
+
 /// `core::cmp::max` for i32 without the generic `Ord` machinery, so it
 /// lowers to one `max.s32` (fused with the add into Hopper's `VIADDMNMX`).
 #[inline(always)]

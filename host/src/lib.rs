@@ -3,9 +3,12 @@
 //! read ([`fasta`]) → encode ([`alphabet`]) → score ([`matrix`], [`scoring`],
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
 //! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
-//! [`reference`](mod@reference) is the scalar oracle every engine is tested against.
+//! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
+//! [`traceback`] computes whole alignments (seed 003's kernels), written by
+//! [`alignment_output`].
 #![deny(missing_docs)]
 
+pub mod alignment_output;
 pub mod alphabet;
 pub mod db;
 pub mod dbfile;
@@ -19,5 +22,6 @@ pub mod output;
 pub mod profile;
 pub mod reference;
 pub mod scoring;
+pub mod traceback;
 
 pub use error::{Error, Result};

@@ -74,7 +74,11 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
         .collect()
 }
 
-fn gpu_error(device: usize, name: &str, stage: &'static str) -> impl Fn(DriverError) -> Error {
+pub(crate) fn gpu_error(
+    device: usize,
+    name: &str,
+    stage: &'static str,
+) -> impl Fn(DriverError) -> Error {
     let name = name.to_string();
     move |e| Error::Gpu {
         device,

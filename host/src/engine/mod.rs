@@ -9,6 +9,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod multi;
+pub mod traceback_gpu;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,345 @@
+//! `sw_traceback_fill_i32` and `sw_traceback_walk`: takes a window of
+//! sequence pairs, returns each pair's optimal alignment (score, end and start
+//! cells, and the ops of the path) in local, global or semiglobal mode.
+//!
+//! The two kernels of gpu-pairAlign: Blazewicz, J., Frohmberg, W.,
+//! Kierzynka, M., Pesch, E. & Wojciechowski, P. (2011). *Protein alignment
+//! algorithms with an efficient backtracking routine on multiple GPUs.*
+//! BMC Bioinformatics 12:181 (seed 003). Kernel 1 (the paper's Figure 3)
+//! fills H, E and F and writes four backtrack bits per cell, eight cells per
+//! 32-bit word; kernel 2 (Figure 4) walks back from the end cell reading only
+//! those bits, in time linear in the alignment's length.
+//!
+//! # Recurrence and backtrack bits
+//! [`crate::recurrence`]'s Gotoh recurrence with `q` (length n) on the rows
+//! `i` and `t` (length m) on the columns `j`; `E` is the horizontal gap
+//! (`t_j` against nothing, a left move), `F` the vertical one (`q_i` against
+//! nothing, an up move). Borders, `E(i,0) = F(0,j) = -∞`:
+//! `H(i,0) = -(open + i·extend)`, `H(0,j) = -(open + j·extend)` for global
+//! (`H(0,0) = 0`), `0` for local and semiglobal. For every cell
+//! `1 <= i <= n`, `1 <= j <= m` the nibble holds (seed 003's formulas 9–14,
+//! restated for this recurrence; bit values in [`crate::layout`]):
+//!
+//! | bit | paper | set when |
+//! |---|---|---|
+//! | `BIT_CONT_UP` | `Cup` | `F(i-1,j) - extend > H(i-1,j) - (open + extend)`: the vertical gap continues (strictly better than opening it here) |
+//! | `BIT_CONT_LEFT` | `Cleft` | `E(i,j-1) - extend > H(i,j-1) - (open + extend)` (likewise) |
+//! | `BIT_MOVE_UP` | `Bup` | H comes from the diagonal or from F |
+//! | `BIT_MOVE_LEFT` | `Bleft` | H comes from the diagonal or from E |
+//!
+//! Differs from the paper: formulas 9–10 set `Cup`/`Cleft` whenever
+//! extending scores as well as opening; here a tie *reopens* the gap, which
+//! with `open = 0` reproduces the textbook linear-gap traceback (Durbin et
+//! al.'s HEAGAWGHEE example gives the book's alignments).
+//!
+//! H's origin is chosen by one fixed priority: **diagonal, then F (up), then
+//! E (left)**: both B bits = diagonal, `Bup` only = F, `Bleft` only = E. In
+//! local mode a cell with `H == 0` has neither B bit (formulas 13–14's
+//! `H > 0`): the walk stops there, so a local alignment never starts with a
+//! zero-scoring prefix.
+//!
+//! # End cell and the walk
+//! * local: the first cell with the maximum H in row-major order (smallest
+//!   `i`, then smallest `j`), `(0,0)` when every H is 0 (the empty
+//!   alignment, score 0);
+//! * global: `(n, m)`;
+//! * semiglobal: the first maximum in row-major order among the cells of the
+//!   last column `(i, m)` and the last row `(n, j)` (borders included).
+//!
+//! Kernel 2 starts in state H at the end cell. In state H at `(i,j)`: on a
+//! border (`i == 0` or `j == 0`) it stops, except in global mode, where it
+//! first emits the border's leading gap (`i` up moves or `j` left moves) and
+//! stops at `(0,0)`; else both B bits → op M, go to `(i-1,j-1)`; `Bup` → state
+//! F; `Bleft` → state E; neither → stop. State F at `(i,j)` emits op I, goes
+//! to `(i-1,j)` and stays in F if `Cup`, else returns to H; state E emits op
+//! D, goes to `(i,j-1)`, stays in E if `Cleft`. The cell where it stops is
+//! the start cell; the ops are written in forward order.
+//!
+//! # Thread mapping
+//! 1-D grid; global thread `p < pairs` computes pair `p` of the window (the
+//! paper's one alignment per thread). No shared memory, no barriers.
+//!
+//! # Memory layout
+//! See [`crate::layout::TracebackParams`] and [`crate::layout::PairTask`].
+//! The backtrack bits of a pair are its own `ceil(n*m/8)` words, cell
+//! `(i,j)` at index `c = (i-1)*m + (j-1)`, bits `4*(c%8) .. 4*(c%8)+4` of word
+//! `c/8`. Kernel 1 writes every word of the pair (no zeroing needed). The
+//! row scratch holds `[H, F]` of the previous row (the paper keeps H and E in
+//! global memory and F in shared memory; here the sweep is row-major, so the
+//! roles of E and F are swapped and E lives in a register).
+//!
+//! # Complexity
+//! Kernel 1: O(n·m) time, 4 bits per cell and 8 bytes per target residue of
+//! global memory. Kernel 2: O(n + m) time and reads.
+//!
+//! # Score range
+//! Scores are i32 with [`NEG_INF`] as minus infinity: the host must keep
+//! `(n + m + 2) · (open + extend + max |s|)` below `2^28` (it checks).
+
+use crate::layout::{
+    BIT_CONT_LEFT, BIT_CONT_UP, BIT_MOVE_LEFT, BIT_MOVE_UP, CELLS_PER_WORD, MODE_GLOBAL,
+    MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, TracebackParams,
+};
+use crate::recurrence::{NEG_INF, gap_score, global_h, local_h};
+
+/// H of border cell `k` (`H(k,0)` or `H(0,k)`) in `mode`.
+#[inline(always)]
+fn border(mode: u32, k: usize, p: &TracebackParams) -> i32 {
+    if mode == MODE_GLOBAL && k > 0 {
+        -(p.gaps.first + (k as i32 - 1) * p.gaps.extend)
+    } else {
+        0
+    }
+}
+
+/// The residues and lengths of pair `t`'s query and target.
+#[inline(always)]
+unsafe fn sequences(p: &TracebackParams, t: usize) -> (*const u8, usize, *const u8, usize) {
+    let task = *p.tasks.add(t);
+    let span = |k: u32| {
+        let start = *p.offsets.add(k as usize);
+        let end = *p.offsets.add(k as usize + 1);
+        (p.residues.add(start as usize), (end - start) as usize)
+    };
+    let (q, n) = span(task.query);
+    let (d, m) = span(task.target);
+    (q, n, d, m)
+}
+
+/// Kernel 1 for pair `t`: fills H/E/F, writes the pair's backtrack bits, its
+/// score and end cell (`score`, `query_end`, `target_end` of its result).
+///
+/// This is the body of one GPU thread; under emulation the host calls it
+/// once for every `t`.
+///
+/// # Safety
+/// * `t < p.pairs`; `p.tasks` and `p.results` hold `p.pairs` entries.
+/// * Every task's sequence indices `k` have `p.offsets[k]` and
+///   `p.offsets[k + 1]` in bounds, increasing, within `p.residues`, whose
+///   codes are `< NUM_CODES`; `p.matrix` holds `NUM_CODES²` entries.
+/// * With n, m the pair's lengths: `p.bits` holds `backtrack_words(n, m)`
+///   words from `bits_offset`, `p.rows` `m + 1` entries from `row_offset`,
+///   and no other thread touches them or result `t`.
+/// * `p.mode` is one of the `MODE_*` constants and the score-range bound of
+///   the module docs holds.
+#[inline(always)]
+pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
+    let t = t as usize;
+    let task = *p.tasks.add(t);
+    let (q, n, d, m) = sequences(p, t);
+    let g = p.gaps;
+    let mode = p.mode;
+    let local = mode == MODE_LOCAL;
+    let rows = p.rows.add(task.row_offset as usize);
+    let mut bits = p.bits.add(task.bits_offset as usize);
+
+    for j in 0..=m {
+        *rows.add(j) = [border(mode, j, p), NEG_INF];
+    }
+    // Best cell so far. Local: row-major first maximum, (0,0) when all are 0.
+    // Semiglobal: the first candidate in row-major order is (0, m) (or (0,0)
+    // when n == 0, the same cell when m == 0); its H is 0.
+    let (mut best, mut best_i, mut best_j) = match mode {
+        MODE_SEMIGLOBAL if n > 0 => (0, 0, m),
+        MODE_GLOBAL => (0, n, m),
+        _ => (0, 0, 0),
+    };
+    let mut word = 0u32;
+    let mut filled = 0u32;
+
+    for i in 1..=n {
+        let row_scores = p.matrix.add(*q.add(i - 1) as usize * NUM_CODES);
+        let mut diag = (*rows)[0];
+        let mut h_left = border(mode, i, p);
+        *rows = [h_left, NEG_INF];
+        let mut e = NEG_INF;
+        for j in 1..=m {
+            let [h_up, f_up] = *rows.add(j);
+            let e_ext = e - g.extend;
+            let e_open = h_left - g.first;
+            e = gap_score(e, h_left, g);
+            let f = gap_score(f_up, h_up, g);
+            let sub = *row_scores.add(*d.add(j - 1) as usize) as i32;
+            let via_diag = diag + sub;
+            let h = if local {
+                local_h(diag, sub, e, f)
+            } else {
+                global_h(diag, sub, e, f)
+            };
+            let mut nibble = 0;
+            // Continue a gap only when that is strictly better than
+            // reopening it here (ties reopen).
+            if f_up - g.extend > h_up - g.first {
+                nibble |= BIT_CONT_UP;
+            }
+            if e_ext > e_open {
+                nibble |= BIT_CONT_LEFT;
+            }
+            if local && h == 0 {
+                // Stop: neither B bit.
+            } else if h == via_diag {
+                nibble |= BIT_MOVE_UP | BIT_MOVE_LEFT;
+            } else if h == f {
+                nibble |= BIT_MOVE_UP;
+            } else {
+                nibble |= BIT_MOVE_LEFT;
+            }
+            word |= nibble << (4 * filled);
+            filled += 1;
+            if filled == CELLS_PER_WORD as u32 {
+                *bits = word;
+                bits = bits.add(1);
+                word = 0;
+                filled = 0;
+            }
+            let candidate = local || (mode == MODE_SEMIGLOBAL && (i == n || j == m));
+            if candidate && h > best {
+                best = h;
+                best_i = i;
+                best_j = j;
+            }
+            diag = h_up;
+            h_left = h;
+            *rows.add(j) = [h, f];
+        }
+    }
+    if filled > 0 {
+        *bits = word;
+    }
+    if mode == MODE_GLOBAL {
+        best = (*rows.add(m))[0];
+    }
+    let r = p.results.add(t);
+    (*r).score = best;
+    (*r).query_end = best_i as u32;
+    (*r).target_end = best_j as u32;
+}
+
+/// The nibble of cell `(i, j)` (`i, j >= 1`) of a pair with `m` columns.
+#[inline(always)]
+unsafe fn nibble(bits: *const u32, m: usize, i: usize, j: usize) -> u32 {
+    let c = (i - 1) * m + (j - 1);
+    (*bits.add(c / CELLS_PER_WORD) >> (4 * (c % CELLS_PER_WORD))) & 0xf
+}
+
+/// The walk's state: which of H, E, F the path is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    H,
+    /// In a vertical gap (F): up moves.
+    Up,
+    /// In a horizontal gap (E): left moves.
+    Left,
+}
+
+/// Kernel 2 for pair `t`: walks back from the end cell that [`fill_pair`]
+/// wrote, writes the ops (forward order) and the start cell and op count of
+/// result `t`.
+///
+/// # Safety
+/// The duties of [`fill_pair`], which must have run for pair `t` with the
+/// same parameters; and `p.ops` holds `n + m` bytes from `ops_offset` that no
+/// other thread touches.
+#[inline(always)]
+pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
+    let t = t as usize;
+    let task = *p.tasks.add(t);
+    let (_, _, _, m) = sequences(p, t);
+    let bits = p.bits.add(task.bits_offset as usize) as *const u32;
+    let ops = p.ops.add(task.ops_offset as usize);
+    let r = p.results.add(t);
+    let (mut i, mut j) = ((*r).query_end as usize, (*r).target_end as usize);
+    let global = p.mode == MODE_GLOBAL;
+    let mut len = 0usize;
+    let mut state = State::H;
+    loop {
+        match state {
+            State::H => {
+                if i == 0 || j == 0 {
+                    if global {
+                        while i > 0 {
+                            *ops.add(len) = OP_INSERT;
+                            len += 1;
+                            i -= 1;
+                        }
+                        while j > 0 {
+                            *ops.add(len) = OP_DELETE;
+                            len += 1;
+                            j -= 1;
+                        }
+                    }
+                    break;
+                }
+                let b = nibble(bits, m, i, j) & (BIT_MOVE_UP | BIT_MOVE_LEFT);
+                if b == BIT_MOVE_UP | BIT_MOVE_LEFT {
+                    *ops.add(len) = OP_MATCH;
+                    len += 1;
+                    i -= 1;
+                    j -= 1;
+                } else if b == BIT_MOVE_UP {
+                    state = State::Up;
+                } else if b == BIT_MOVE_LEFT {
+                    state = State::Left;
+                } else {
+                    break;
+                }
+            }
+            State::Up => {
+                let cont = nibble(bits, m, i, j) & BIT_CONT_UP != 0;
+                *ops.add(len) = OP_INSERT;
+                len += 1;
+                i -= 1;
+                if !cont {
+                    state = State::H;
+                }
+            }
+            State::Left => {
+                let cont = nibble(bits, m, i, j) & BIT_CONT_LEFT != 0;
+                *ops.add(len) = OP_DELETE;
+                len += 1;
+                j -= 1;
+                if !cont {
+                    state = State::H;
+                }
+            }
+        }
+    }
+    // The ops came end to start: reverse them in place.
+    let (mut a, mut b) = (0usize, len);
+    while a + 1 < b {
+        b -= 1;
+        let tmp = *ops.add(a);
+        *ops.add(a) = *ops.add(b);
+        *ops.add(b) = tmp;
+        a += 1;
+    }
+    (*r).query_start = i as u32;
+    (*r).target_start = j as u32;
+    (*r).ops_len = len as u32;
+}
+
+/// GPU entry point of kernel 1: one thread per pair of the window.
+///
+/// # Safety
+/// The duties of [`fill_pair`] for every `t < p.pairs`; any block size.
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sw_traceback_fill_i32(p: TracebackParams) {
+    let t = crate::warp::global_thread_index();
+    if t < p.pairs {
+        fill_pair(&p, t);
+    }
+}
+
+/// GPU entry point of kernel 2: one thread per pair, after kernel 1.
+///
+/// # Safety
+/// The duties of [`walk_pair`] for every `t < p.pairs`; any block size.
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sw_traceback_walk(p: TracebackParams) {
+    let t = crate::warp::global_thread_index();
+    if t < p.pairs {
+        walk_pair(&p, t);
+    }
+}

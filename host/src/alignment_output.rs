@@ -1,0 +1,187 @@
+//! Alignment output: takes alignments with their sequences' ids and
+//! residues, writes TSV, JSON or EMBOSS-like pairwise text
+//! (`warpsw align` and `warpsw allpairs`).
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::alphabet::decode;
+use crate::traceback::{Alignment, Op};
+
+/// Output formats of `warpsw align` / `allpairs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlignmentFormat {
+    /// Tab-separated, one header line ([`TSV_COLUMNS`]), one line per pair.
+    Tsv,
+    /// One JSON list of objects with the TSV's fields.
+    Json,
+    /// The aligned sequences, like EMBOSS needle/water, 50 columns a line.
+    Pairwise,
+}
+
+/// The TSV header's columns.
+pub const TSV_COLUMNS: [&str; 10] = [
+    "query_id",
+    "target_id",
+    "score",
+    "query_start",
+    "query_end",
+    "target_start",
+    "target_end",
+    "identity",
+    "alignment_length",
+    "cigar",
+];
+
+/// One aligned pair, ready to print.
+pub struct AlignedPair<'a> {
+    /// Query id.
+    pub query_id: &'a str,
+    /// Target id.
+    pub target_id: &'a str,
+    /// Query residue codes (whole sequence).
+    pub query: &'a [u8],
+    /// Target residue codes (whole sequence).
+    pub target: &'a [u8],
+    /// The alignment.
+    pub alignment: &'a Alignment,
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    query_id: &'a str,
+    target_id: &'a str,
+    score: i32,
+    query_start: usize,
+    query_end: usize,
+    target_start: usize,
+    target_end: usize,
+    identity: f64,
+    alignment_length: usize,
+    cigar: String,
+}
+
+/// Writes `pairs` in `format`; `extended_cigar` selects `=`/`X` for `M`.
+pub fn write_alignments(
+    out: &mut dyn Write,
+    pairs: &[AlignedPair<'_>],
+    format: AlignmentFormat,
+    extended_cigar: bool,
+) -> std::io::Result<()> {
+    let cigar = |p: &AlignedPair<'_>| {
+        if extended_cigar {
+            p.alignment.extended_cigar(p.query, p.target)
+        } else {
+            p.alignment.cigar()
+        }
+    };
+    match format {
+        AlignmentFormat::Tsv => {
+            writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
+            for p in pairs {
+                let a = p.alignment;
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{}\t{}",
+                    p.query_id,
+                    p.target_id,
+                    a.score,
+                    a.query_start,
+                    a.query_end,
+                    a.target_start,
+                    a.target_end,
+                    a.identity,
+                    a.length,
+                    cigar(p)
+                )?;
+            }
+        }
+        AlignmentFormat::Json => {
+            let rows: Vec<Row<'_>> = pairs
+                .iter()
+                .map(|p| Row {
+                    query_id: p.query_id,
+                    target_id: p.target_id,
+                    score: p.alignment.score,
+                    query_start: p.alignment.query_start,
+                    query_end: p.alignment.query_end,
+                    target_start: p.alignment.target_start,
+                    target_end: p.alignment.target_end,
+                    identity: p.alignment.identity,
+                    alignment_length: p.alignment.length,
+                    cigar: cigar(p),
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut *out, &rows)?;
+            writeln!(out)?;
+        }
+        AlignmentFormat::Pairwise => {
+            for p in pairs {
+                write_pairwise(out, p, &cigar(p))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Columns per line of the pairwise format.
+const WIDTH: usize = 50;
+
+fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std::io::Result<()> {
+    let a = p.alignment;
+    writeln!(out, "#=======================================")?;
+    writeln!(out, "# 1: {}", p.query_id)?;
+    writeln!(out, "# 2: {}", p.target_id)?;
+    writeln!(out, "# Length: {}", a.length)?;
+    let gaps = a.ops.iter().filter(|&&op| op != Op::Match).count();
+    writeln!(
+        out,
+        "# Identity: {}/{} ({:.1}%)",
+        a.matches,
+        a.length,
+        100.0 * a.identity
+    )?;
+    writeln!(out, "# Gaps: {gaps}/{}", a.length)?;
+    writeln!(out, "# Score: {}", a.score)?;
+    writeln!(out, "# CIGAR: {cigar}")?;
+    writeln!(out, "#=======================================")?;
+    let columns: Vec<_> = a.columns(p.query, p.target).collect();
+    let name_width = p.query_id.len().max(p.target_id.len()).min(20);
+    let (mut qi, mut ti) = (a.query_start, a.target_start);
+    for block in columns.chunks(WIDTH) {
+        let letter = |c: Option<u8>| c.map_or('-', |c| decode(c) as char);
+        let q: String = block.iter().map(|&(_, q, _)| letter(q)).collect();
+        let t: String = block.iter().map(|&(_, _, t)| letter(t)).collect();
+        let mid: String = block
+            .iter()
+            .map(|&(_, q, t)| match (q, t) {
+                (Some(x), Some(y)) if x == y => '|',
+                (Some(_), Some(_)) => '.',
+                _ => ' ',
+            })
+            .collect();
+        let q_used = block.iter().filter(|c| c.1.is_some()).count();
+        let t_used = block.iter().filter(|c| c.2.is_some()).count();
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<name_width$} {:>7} {q} {:>7}",
+            p.query_id,
+            qi,
+            qi + q_used - 1
+        )?;
+        writeln!(out, "{:<name_width$} {:>7} {mid}", "", "")?;
+        writeln!(
+            out,
+            "{:<name_width$} {:>7} {t} {:>7}",
+            p.target_id,
+            ti,
+            ti + t_used - 1
+        )?;
+        qi += q_used;
+        ti += t_used;
+    }
+    writeln!(out)?;
+    Ok(())
+}

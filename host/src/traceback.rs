@@ -1,0 +1,679 @@
+//! Alignments with traceback: takes pairs of encoded sequences, a [`Mode`]
+//! and a [`Scoring`], returns each pair's optimal [`Alignment`] (score,
+//! coordinates, CIGAR) computed by the traceback kernels' own bodies
+//! ([`gpu_kernels::traceback`]) on the host's cores.
+//!
+//! The method is gpu-pairAlign's: Blazewicz, J., Frohmberg, W., Kierzynka,
+//! M., Pesch, E. & Wojciechowski, P. (2011). *Protein alignment algorithms
+//! with an efficient backtracking routine on multiple GPUs.* BMC
+//! Bioinformatics 12:181 (seed 003). Kernel 1 fills the matrices and four
+//! backtrack bits per cell, kernel 2 walks back; pairs are sorted by size
+//! (largest first) and grouped into *windows* whose backtrack memory fits a
+//! budget; a window is what one launch of each kernel computes.
+//!
+//! # Coordinates and ops
+//! `query_start..=query_end` and `target_start..=target_end` are the
+//! 1-based inclusive residue ranges the alignment covers. A range that covers
+//! no residue has `start == end + 1` (the empty local alignment is
+//! `1..=0` on both). Ops run from the start: [`Op::Match`] (CIGAR `M`, a
+//! query residue aligned with a target residue; `=`/`X` in the extended
+//! CIGAR), [`Op::Insertion`] (`I`, a query residue against a gap) and
+//! [`Op::Deletion`] (`D`, a target residue against a gap) — SAM's convention
+//! with the target as the reference.
+//!
+//! # Ties
+//! One deterministic rule (see [`gpu_kernels::traceback`]): the end cell is
+//! the first best cell in row-major order (local; semiglobal among the last
+//! row and column), the corner for global; walking back, a diagonal move is
+//! preferred to a gap in the target (`I`), which is preferred to a gap in the
+//! query (`D`); a gap reopens rather than continues when both score the
+//! same; a local alignment stops at the first cell whose H is 0.
+//!
+//! # Windows and limits
+//! A pair of lengths n × m needs [`pair_bytes`] of window memory, mostly
+//! `4 · ceil(n·m / 8)` bytes of backtrack bits. [`align_pairs`] fills windows
+//! up to its budget; a pair larger than the budget runs alone in a window of
+//! its own as long as it needs at most [`MAX_PAIR_BYTES`]; beyond that, or
+//! beyond the i32 score range of the kernels ([`check_pair`]), that pair's
+//! result is an [`Error::InvalidArgument`] naming the limit — never a
+//! crash, never a silent skip.
+
+use gpu_kernels::layout::{
+    MODE_GLOBAL, MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, PAD_CODE,
+    PAD_SCORE, PairResult, PairTask, TracebackParams, backtrack_words,
+};
+use gpu_kernels::traceback::{fill_pair, walk_pair};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::matrix::ScoreMatrix;
+use crate::reference::Mode;
+use crate::scoring::Scoring;
+
+/// The traceback kernels' PTX entry points (kernel 1, kernel 2).
+pub const KERNEL_SYMBOLS: [&str; 2] = ["sw_traceback_fill_i32", "sw_traceback_walk"];
+
+/// Default window budget of [`align_pairs`] on the CPU: 1 GiB.
+pub const DEFAULT_WINDOW_BYTES: usize = 1 << 30;
+
+/// The largest window memory one pair may need (16 GiB: about 180,000 ×
+/// 180,000 residues); larger pairs are refused with an error.
+pub const MAX_PAIR_BYTES: usize = 16 << 30;
+
+/// The kernels' score-range bound: `(n + m + 2) · (open + extend + max|s|)`
+/// must stay below this (see [`gpu_kernels::traceback`], `# Score range`).
+pub const SCORE_RANGE: i64 = 1 << 28;
+
+/// One step of an alignment path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// A query residue aligned with a target residue (CIGAR `M`).
+    Match,
+    /// A query residue against a gap (CIGAR `I`).
+    Insertion,
+    /// A target residue against a gap (CIGAR `D`).
+    Deletion,
+}
+
+impl Op {
+    fn from_code(code: u8) -> Op {
+        match code {
+            OP_MATCH => Op::Match,
+            OP_INSERT => Op::Insertion,
+            OP_DELETE => Op::Deletion,
+            other => panic!("the walk kernel wrote op code {other}"),
+        }
+    }
+
+    /// The CIGAR letter: `M`, `I` or `D`.
+    pub fn letter(self) -> char {
+        match self {
+            Op::Match => 'M',
+            Op::Insertion => 'I',
+            Op::Deletion => 'D',
+        }
+    }
+}
+
+/// One pairwise alignment; see the [module docs](self) for the coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alignment {
+    /// The alignment's score (equal to [`crate::reference::score`]).
+    pub score: i32,
+    /// First query residue covered, 1-based.
+    pub query_start: usize,
+    /// Last query residue covered, 1-based inclusive.
+    pub query_end: usize,
+    /// First target residue covered, 1-based.
+    pub target_start: usize,
+    /// Last target residue covered, 1-based inclusive.
+    pub target_end: usize,
+    /// The path, from the start.
+    pub ops: Vec<Op>,
+    /// Aligned pairs with identical residues.
+    pub matches: usize,
+    /// Alignment length: number of ops (columns of the printed alignment).
+    pub length: usize,
+    /// `matches / length`, 0 for the empty alignment.
+    pub identity: f64,
+}
+
+impl Alignment {
+    /// The CIGAR string with `M`, `I`, `D` (empty for the empty alignment).
+    ///
+    /// ```
+    /// use host::traceback::{Alignment, Op};
+    /// let a = Alignment { score: 0, query_start: 1, query_end: 3, target_start: 1,
+    ///     target_end: 2, ops: vec![Op::Match, Op::Insertion, Op::Match],
+    ///     matches: 2, length: 3, identity: 2.0 / 3.0 };
+    /// assert_eq!(a.cigar(), "1M1I1M");
+    /// ```
+    pub fn cigar(&self) -> String {
+        run_length(self.ops.iter().map(|op| op.letter()))
+    }
+
+    /// The extended CIGAR: `=` for identical aligned residues, `X` for
+    /// different ones, `I` and `D` as in [`Alignment::cigar`]. `query` and
+    /// `target` are the whole sequences the alignment was computed on.
+    pub fn extended_cigar(&self, query: &[u8], target: &[u8]) -> String {
+        run_length(self.columns(query, target).map(|(op, q, t)| match op {
+            Op::Match if q == t => '=',
+            Op::Match => 'X',
+            other => other.letter(),
+        }))
+    }
+
+    /// The alignment's columns: each op with the query and target residue
+    /// it covers (`None` against a gap).
+    pub fn columns<'a>(
+        &'a self,
+        query: &'a [u8],
+        target: &'a [u8],
+    ) -> impl Iterator<Item = (Op, Option<u8>, Option<u8>)> + 'a {
+        let (mut i, mut j) = (self.query_start - 1, self.target_start - 1);
+        self.ops.iter().map(move |&op| {
+            let q = (op != Op::Deletion).then(|| {
+                i += 1;
+                query[i - 1]
+            });
+            let t = (op != Op::Insertion).then(|| {
+                j += 1;
+                target[j - 1]
+            });
+            (op, q, t)
+        })
+    }
+}
+
+fn run_length(letters: impl Iterator<Item = char>) -> String {
+    let mut out = String::new();
+    let mut run: Option<(char, usize)> = None;
+    for c in letters {
+        run = match run {
+            Some((last, k)) if last == c => Some((c, k + 1)),
+            Some((last, k)) => {
+                out.push_str(&format!("{k}{last}"));
+                Some((c, 1))
+            }
+            None => Some((c, 1)),
+        };
+    }
+    if let Some((last, k)) = run {
+        out.push_str(&format!("{k}{last}"));
+    }
+    out
+}
+
+/// Re-scores `alignment` from its ops on the CPU, independently of the
+/// kernels: the sum of `s` over aligned pairs minus `open + k·extend` for
+/// each maximal run of k `I` (or k `D`) ops. For any alignment this module
+/// returns it equals `alignment.score`.
+pub fn rescore(alignment: &Alignment, query: &[u8], target: &[u8], scoring: &Scoring) -> i32 {
+    let mut score = 0i64;
+    let mut previous = None;
+    for (op, q, t) in alignment.columns(query, target) {
+        score += match (op, q, t) {
+            (Op::Match, Some(q), Some(t)) => i64::from(scoring.matrix.score(q, t)),
+            _ if previous == Some(op) => -i64::from(scoring.gaps.extend),
+            _ => -i64::from(scoring.gaps.open + scoring.gaps.extend),
+        };
+        previous = Some(op);
+    }
+    i32::try_from(score).expect("a rescored alignment fits in i32")
+}
+
+/// The kernels' `mode` value.
+pub fn kernel_mode(mode: Mode) -> u32 {
+    match mode {
+        Mode::Local => MODE_LOCAL,
+        Mode::Global => MODE_GLOBAL,
+        Mode::Semiglobal => MODE_SEMIGLOBAL,
+    }
+}
+
+/// The substitution matrix as the kernels read it: `NUM_CODES²` `i8`, row =
+/// query code, the pad code scoring [`PAD_SCORE`].
+pub fn kernel_matrix(matrix: &ScoreMatrix) -> Vec<i8> {
+    let mut out = vec![PAD_SCORE; NUM_CODES * NUM_CODES];
+    for (a, row) in matrix.scores().iter().enumerate() {
+        for (b, &s) in row.iter().enumerate() {
+            out[a * NUM_CODES + b] = s;
+        }
+    }
+    debug_assert_eq!(out[PAD_CODE as usize], PAD_SCORE);
+    out
+}
+
+/// Window memory one n × m pair needs: backtrack bits
+/// (`4 · ceil(n·m / 8)` bytes), the row scratch (`8 · (m + 1)`), the op
+/// buffer (`n + m`) and its task and result.
+///
+/// ```
+/// assert_eq!(host::traceback::pair_bytes(8, 8), 32 + 72 + 16 + 32 + 24);
+/// ```
+pub fn pair_bytes(n: usize, m: usize) -> usize {
+    4 * backtrack_words(n, m)
+        + 8 * (m + 1)
+        + (n + m)
+        + size_of::<PairTask>()
+        + size_of::<PairResult>()
+}
+
+/// Checks that an n × m pair is within the kernels' limits: the i32 score
+/// range and [`MAX_PAIR_BYTES`].
+pub fn check_pair(n: usize, m: usize, scoring: &Scoring) -> Result<()> {
+    let largest_step = i64::from(scoring.gaps.open + scoring.gaps.extend)
+        + i64::from(
+            scoring
+                .matrix
+                .max_score()
+                .abs()
+                .max(scoring.matrix.min_score().abs()),
+        );
+    if (n as i64 + m as i64 + 2).saturating_mul(largest_step) >= SCORE_RANGE {
+        return Err(Error::InvalidArgument(format!(
+            "a {n} × {m} pair with these penalties may leave the i32 score range of the \
+             traceback kernels ((n + m + 2) · (open + extend + max|s|) must be below 2^28)"
+        )));
+    }
+    let bytes = pair_bytes(n, m);
+    if bytes > MAX_PAIR_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "a {n} × {m} pair needs {} MiB of backtrack memory, more than the {} MiB \
+             limit of the traceback (quadratic memory; align shorter pieces)",
+            bytes >> 20,
+            MAX_PAIR_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
+/// Every sequence of a run, concatenated as the kernels read them.
+#[derive(Clone, Debug, Default)]
+pub struct Residues {
+    /// Residue codes of all sequences, back to back.
+    pub codes: Vec<u8>,
+    /// Sequence `k` is `codes[offsets[k] .. offsets[k + 1]]`.
+    pub offsets: Vec<u64>,
+}
+
+impl Residues {
+    /// Concatenates `sequences`.
+    pub fn new<S: AsRef<[u8]>>(sequences: &[S]) -> Residues {
+        let mut codes = Vec::new();
+        let mut offsets = vec![0u64];
+        for s in sequences {
+            codes.extend_from_slice(s.as_ref());
+            offsets.push(codes.len() as u64);
+        }
+        Residues { codes, offsets }
+    }
+
+    /// Length of sequence `k`.
+    pub fn length(&self, k: usize) -> usize {
+        (self.offsets[k + 1] - self.offsets[k]) as usize
+    }
+
+    /// Sequence `k`.
+    pub fn sequence(&self, k: usize) -> &[u8] {
+        &self.codes[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+    }
+}
+
+/// One window: pairs and where their slices of the window's buffers start.
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    /// Index into the caller's pair list of each task.
+    pub pair_indices: Vec<usize>,
+    /// One task per pair, offsets filled in.
+    pub tasks: Vec<PairTask>,
+    /// `u32` words of backtrack bits of the whole window.
+    pub bits_words: usize,
+    /// `[H, F]` entries of row scratch of the whole window.
+    pub row_entries: usize,
+    /// Op bytes of the whole window.
+    pub ops_bytes: usize,
+}
+
+impl Window {
+    /// Window memory in bytes (what [`pair_bytes`] adds up).
+    pub fn bytes(&self) -> usize {
+        4 * self.bits_words
+            + 8 * self.row_entries
+            + self.ops_bytes
+            + self.tasks.len() * (size_of::<PairTask>() + size_of::<PairResult>())
+    }
+
+    fn push(&mut self, index: usize, query: u32, target: u32, n: usize, m: usize) {
+        self.pair_indices.push(index);
+        self.tasks.push(PairTask {
+            query,
+            target,
+            bits_offset: self.bits_words as u64,
+            row_offset: self.row_entries as u64,
+            ops_offset: self.ops_bytes as u64,
+        });
+        self.bits_words += backtrack_words(n, m);
+        self.row_entries += m + 1;
+        self.ops_bytes += n + m;
+    }
+}
+
+/// Groups `pairs` (indices into `residues`) into windows of at most
+/// `budget` bytes and `max_pairs` pairs, largest pair (by cells) first as
+/// seed 003 does, so a window's threads do similar work and the windows come
+/// in longest-processing-time-first order. A pair over the budget gets a
+/// window of its own; a pair that fails [`check_pair`] gets its error in
+/// the second list (by pair index) and no window.
+pub fn plan_windows(
+    residues: &Residues,
+    pairs: &[(usize, usize)],
+    scoring: &Scoring,
+    budget: usize,
+    max_pairs: usize,
+) -> (Vec<Window>, Vec<(usize, Error)>) {
+    let size = |&(q, t): &(usize, usize)| (residues.length(q), residues.length(t));
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by_key(|&k| {
+        let (n, m) = size(&pairs[k]);
+        (std::cmp::Reverse(n * m), std::cmp::Reverse(n + m), k)
+    });
+    let mut windows = Vec::new();
+    let mut refused = Vec::new();
+    let mut current = Window::default();
+    for k in order {
+        let (n, m) = size(&pairs[k]);
+        if let Err(e) = check_pair(n, m, scoring) {
+            refused.push((k, e));
+            continue;
+        }
+        let full =
+            current.tasks.len() >= max_pairs.max(1) || current.bytes() + pair_bytes(n, m) > budget;
+        if full && !current.tasks.is_empty() {
+            windows.push(std::mem::take(&mut current));
+        }
+        current.push(k, pairs[k].0 as u32, pairs[k].1 as u32, n, m);
+    }
+    if !current.tasks.is_empty() {
+        windows.push(current);
+    }
+    (windows, refused)
+}
+
+/// The kernels' outputs for one window, before they become [`Alignment`]s.
+pub struct WindowOutput {
+    /// One result per task.
+    pub results: Vec<PairResult>,
+    /// The window's op buffer.
+    pub ops: Vec<u8>,
+}
+
+/// Turns task `k`'s kernel output into an [`Alignment`].
+pub fn finish(
+    window: &Window,
+    output: &WindowOutput,
+    k: usize,
+    query: &[u8],
+    target: &[u8],
+) -> Alignment {
+    let r = output.results[k];
+    let start = window.tasks[k].ops_offset as usize;
+    let ops: Vec<Op> = output.ops[start..start + r.ops_len as usize]
+        .iter()
+        .map(|&c| Op::from_code(c))
+        .collect();
+    let mut a = Alignment {
+        score: r.score,
+        query_start: r.query_start as usize + 1,
+        query_end: r.query_end as usize,
+        target_start: r.target_start as usize + 1,
+        target_end: r.target_end as usize,
+        length: ops.len(),
+        ops,
+        matches: 0,
+        identity: 0.0,
+    };
+    a.matches = a
+        .columns(query, target)
+        .filter(|&(op, q, t)| op == Op::Match && q == t)
+        .count();
+    if a.length > 0 {
+        a.identity = a.matches as f64 / a.length as f64;
+    }
+    a
+}
+
+/// A parameter block shared by the emulated threads of one launch: each
+/// thread writes only its own pair's slices (the kernels' `# Safety`).
+struct SharedParams(TracebackParams);
+// SAFETY: the threads of one emulated launch touch disjoint memory.
+unsafe impl Sync for SharedParams {}
+
+impl SharedParams {
+    /// The block (a method, so closures capture the `Sync` wrapper).
+    fn get(&self) -> &TracebackParams {
+        &self.0
+    }
+}
+
+/// Runs kernel 1 then kernel 2 over `window` on the host's cores, as the
+/// two launches would on the GPU (same parameter block and buffers).
+pub fn run_window_cpu(
+    residues: &Residues,
+    matrix: &[i8],
+    window: &Window,
+    mode: Mode,
+    scoring: &Scoring,
+) -> WindowOutput {
+    assert_eq!(matrix.len(), NUM_CODES * NUM_CODES);
+    let mut bits = vec![0u32; window.bits_words];
+    let mut rows = vec![[0i32; 2]; window.row_entries];
+    let mut ops = vec![0u8; window.ops_bytes];
+    let mut results = vec![PairResult::default(); window.tasks.len()];
+    let params = SharedParams(TracebackParams {
+        residues: residues.codes.as_ptr(),
+        offsets: residues.offsets.as_ptr(),
+        matrix: matrix.as_ptr(),
+        tasks: window.tasks.as_ptr(),
+        results: results.as_mut_ptr(),
+        bits: bits.as_mut_ptr(),
+        rows: rows.as_mut_ptr(),
+        ops: ops.as_mut_ptr(),
+        pairs: window.tasks.len() as u32,
+        mode: kernel_mode(mode),
+        gaps: scoring.gaps.kernel_gaps(),
+    });
+    let pairs = window.tasks.len() as u32;
+    // SAFETY: the window's tasks were planned by `plan_windows` over these
+    // residues (offsets in bounds, slices disjoint and sized by
+    // `backtrack_words`, `m + 1`, `n + m`), every pair passed `check_pair`,
+    // the matrix has NUM_CODES² entries, and each thread index runs once.
+    (0..pairs)
+        .into_par_iter()
+        .for_each(|t| unsafe { fill_pair(params.get(), t) });
+    // SAFETY: as above, after kernel 1 finished for every pair.
+    (0..pairs)
+        .into_par_iter()
+        .for_each(|t| unsafe { walk_pair(params.get(), t) });
+    WindowOutput { results, ops }
+}
+
+/// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) in
+/// `mode` on the CPU with windows of at most `budget` bytes; results in the
+/// order of `pairs`. A pair beyond the limits of [`check_pair`] gets its error.
+pub fn align_pairs<S: AsRef<[u8]> + Sync>(
+    sequences: &[S],
+    pairs: &[(usize, usize)],
+    mode: Mode,
+    scoring: &Scoring,
+    budget: usize,
+) -> Vec<Result<Alignment>> {
+    let residues = Residues::new(sequences);
+    let matrix = kernel_matrix(&scoring.matrix);
+    let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
+    let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
+    for (k, e) in refused {
+        out[k] = Some(Err(e));
+    }
+    for window in &windows {
+        let output = run_window_cpu(&residues, &matrix, window, mode, scoring);
+        for (slot, &k) in window.pair_indices.iter().enumerate() {
+            let (q, t) = pairs[k];
+            out[k] = Some(Ok(finish(
+                window,
+                &output,
+                slot,
+                residues.sequence(q),
+                residues.sequence(t),
+            )));
+        }
+    }
+    out.into_iter()
+        .map(|r| r.expect("every pair is planned or refused"))
+        .collect()
+}
+
+/// The optimal alignment of `query` with `target` in `mode`, by the
+/// traceback kernels' bodies on the CPU.
+///
+/// ```
+/// use host::alphabet::encode_all;
+/// use host::matrix::ScoreMatrix;
+/// use host::reference::Mode;
+/// use host::scoring::{GapPenalty, Scoring};
+/// let s = Scoring { matrix: ScoreMatrix::by_name("blosum50").unwrap(),
+///                   gaps: GapPenalty::new(0, 8).unwrap() };
+/// let (q, t) = (encode_all(b"HEAGAWGHEE").unwrap(), encode_all(b"PAWHEAE").unwrap());
+/// let a = host::traceback::align(Mode::Local, &q, &t, &s).unwrap();
+/// assert_eq!((a.score, a.cigar().as_str()), (28, "2M1I2M"));
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when the pair is beyond [`check_pair`]'s limits.
+pub fn align(mode: Mode, query: &[u8], target: &[u8], scoring: &Scoring) -> Result<Alignment> {
+    align_pairs(&[query, target], &[(0, 1)], mode, scoring, 0)
+        .pop()
+        .expect("one pair in, one result out")
+}
+
+/// Checks an alignment against its sequences, independently of the kernels:
+/// the ops consume exactly the reported ranges, the ranges fit the sequences
+/// and the mode (global: everything; semiglobal: a skipped prefix and a
+/// skipped suffix of one sequence each; local: not starting or ending in a
+/// gap), and [`rescore`] equals the score. Returns what is wrong.
+pub fn check_alignment(
+    alignment: &Alignment,
+    mode: Mode,
+    query: &[u8],
+    target: &[u8],
+    scoring: &Scoring,
+) -> std::result::Result<(), String> {
+    let a = alignment;
+    let (n, m) = (query.len(), target.len());
+    let count = |skip: Op| a.ops.iter().filter(|&&op| op != skip).count();
+    if a.query_start == 0 || a.target_start == 0 || a.query_end > n || a.target_end > m {
+        return Err(format!("ranges out of the sequences: {a:?}"));
+    }
+    if a.query_end + 1 - a.query_start != count(Op::Deletion)
+        || a.target_end + 1 - a.target_start != count(Op::Insertion)
+    {
+        return Err(format!("the ops do not cover the ranges: {a:?}"));
+    }
+    if a.length != a.ops.len() {
+        return Err(format!("length {} != {} ops", a.length, a.ops.len()));
+    }
+    let ok = match mode {
+        Mode::Global => {
+            a.query_start == 1 && a.target_start == 1 && a.query_end == n && a.target_end == m
+        }
+        Mode::Semiglobal => {
+            (a.query_start == 1 || a.target_start == 1) && (a.query_end == n || a.target_end == m)
+        }
+        Mode::Local => {
+            a.ops.first().is_none_or(|&op| op == Op::Match)
+                && a.ops.last().is_none_or(|&op| op == Op::Match)
+        }
+    };
+    if !ok {
+        return Err(format!("the alignment breaks {mode} mode's rules: {a:?}"));
+    }
+    let rescored = rescore(a, query, target, scoring);
+    if rescored != a.score {
+        return Err(format!("ops re-score to {rescored}, reported {}", a.score));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabet::encode_all;
+    use crate::reference::score;
+    use crate::scoring::GapPenalty;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn scoring(matrix: &str, open: i32, extend: i32) -> Scoring {
+        Scoring {
+            matrix: ScoreMatrix::by_name(matrix).unwrap(),
+            gaps: GapPenalty::new(open, extend).unwrap(),
+        }
+    }
+
+    #[test]
+    fn traceback_durbin_local_and_global() {
+        // Durbin, Eddy, Krogh & Mitchison (1998), Figs. 2.5 and 2.6: BLOSUM50,
+        // linear gap 8 (open 0, extend 8 here).
+        let s = scoring("blosum50", 0, 8);
+        let q = encode_all(b"HEAGAWGHEE").unwrap();
+        let t = encode_all(b"PAWHEAE").unwrap();
+        let local = align(Mode::Local, &q, &t, &s).unwrap();
+        assert_eq!(local.score, 28);
+        // AWGHE / AW-HE
+        assert_eq!(local.cigar(), "2M1I2M");
+        assert_eq!((local.query_start, local.query_end), (5, 9));
+        assert_eq!((local.target_start, local.target_end), (2, 5));
+        let global = align(Mode::Global, &q, &t, &s).unwrap();
+        assert_eq!(global.score, 1);
+        check_alignment(&global, Mode::Global, &q, &t, &s).unwrap();
+        // HEAGAWGHE-E / --P-AW-HEAE
+        assert_eq!(global.cigar(), "2I1M1I2M1I2M1D1M");
+    }
+
+    #[test]
+    fn traceback_random_pairs_match_the_reference() {
+        let mut rng = StdRng::seed_from_u64(6);
+        for round in 0..300 {
+            let alphabet = if round % 3 == 0 { 3 } else { 20 };
+            let n = rng.random_range(0..40);
+            let m = rng.random_range(0..40);
+            let q: Vec<u8> = (0..n).map(|_| rng.random_range(0..alphabet)).collect();
+            let t: Vec<u8> = (0..m).map(|_| rng.random_range(0..alphabet)).collect();
+            let (open, extend) = [(11, 1), (0, 1), (20, 5), (1, 1)][round % 4];
+            let s = scoring("blosum62", open, extend);
+            for mode in Mode::ALL {
+                let a = align(mode, &q, &t, &s).unwrap();
+                assert_eq!(a.score, score(mode, &q, &t, &s), "{mode} {q:?} {t:?}");
+                check_alignment(&a, mode, &q, &t, &s)
+                    .unwrap_or_else(|e| panic!("{mode} {q:?} {t:?}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn traceback_windows_respect_the_budget_and_cover_every_pair() {
+        let seqs: Vec<Vec<u8>> = (1..30).map(|k| vec![0u8; k * 7]).collect();
+        let pairs: Vec<(usize, usize)> =
+            (0..29).flat_map(|a| (a..29).map(move |b| (a, b))).collect();
+        let residues = Residues::new(&seqs);
+        let s = scoring("blosum62", 11, 1);
+        let budget = 64 << 10;
+        let (windows, refused) = plan_windows(&residues, &pairs, &s, budget, 50);
+        assert!(refused.is_empty());
+        let mut seen: Vec<usize> = windows
+            .iter()
+            .flat_map(|w| w.pair_indices.clone())
+            .collect();
+        seen.sort();
+        assert_eq!(seen, (0..pairs.len()).collect::<Vec<_>>());
+        for w in &windows {
+            assert!(w.tasks.len() <= 50);
+            assert!(w.bytes() <= budget || w.tasks.len() == 1);
+        }
+    }
+
+    #[test]
+    fn traceback_refuses_pairs_beyond_the_score_range() {
+        let s = scoring("blosum62", 60_000, 5_000);
+        let long = vec![0u8; 5000];
+        let results = align_pairs(
+            &[&long[..], &long[..10]],
+            &[(0, 0), (0, 1), (1, 1)],
+            Mode::Global,
+            &s,
+            1 << 20,
+        );
+        assert!(matches!(results[0], Err(Error::InvalidArgument(_))));
+        assert!(results[2].is_ok());
+    }
+}

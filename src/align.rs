@@ -1,0 +1,84 @@
+//! `warpsw align` and `warpsw allpairs`: read → pair up → align with
+//! traceback (seed 003's kernels on the CPU, `host::traceback`) → write.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use host::alignment_output::{AlignedPair, AlignmentFormat, write_alignments};
+use host::fasta::{Record, read_fasta};
+use host::traceback::{DEFAULT_WINDOW_BYTES, align_pairs};
+
+use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs};
+
+/// `warpsw align`: every query against every target.
+pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
+    let queries = read_fasta(&args.query).context("reading the queries (--query)")?;
+    let targets = read_fasta(&args.target).context("reading the targets (--target)")?;
+    let nq = queries.len();
+    let pairs: Vec<(usize, usize)> = (0..nq)
+        .flat_map(|q| (0..targets.len()).map(move |t| (q, nq + t)))
+        .collect();
+    let records: Vec<Record> = queries.into_iter().chain(targets).collect();
+    run(&records, &pairs, &args.output)
+}
+
+/// `warpsw allpairs`: every pair i < j of one file.
+pub fn run_allpairs(args: AllpairsArgs) -> anyhow::Result<ExitCode> {
+    let records = read_fasta(&args.input).context("reading the sequences (--input)")?;
+    let n = records.len();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .collect();
+    run(&records, &pairs, &args.output)
+}
+
+fn run(
+    records: &[Record],
+    pairs: &[(usize, usize)],
+    opts: &AlignmentOutputArgs,
+) -> anyhow::Result<ExitCode> {
+    let scoring = opts.scoring.scoring()?;
+    let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
+    let results = align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES);
+    let mut alignments = Vec::with_capacity(results.len());
+    for (&(q, t), result) in pairs.iter().zip(results) {
+        let alignment = result.with_context(|| {
+            format!(
+                "aligning {} ({} residues) with {} ({} residues)",
+                records[q].id,
+                sequences[q].len(),
+                records[t].id,
+                sequences[t].len()
+            )
+        })?;
+        alignments.push(alignment);
+    }
+    let printed: Vec<AlignedPair<'_>> = pairs
+        .iter()
+        .zip(&alignments)
+        .map(|(&(q, t), alignment)| AlignedPair {
+            query_id: &records[q].id,
+            target_id: &records[t].id,
+            query: sequences[q],
+            target: sequences[t],
+            alignment,
+        })
+        .collect();
+    let format = match opts.format {
+        AlignFormatChoice::Tsv => AlignmentFormat::Tsv,
+        AlignFormatChoice::Json => AlignmentFormat::Json,
+        AlignFormatChoice::Pairwise => AlignmentFormat::Pairwise,
+    };
+    let mut out: Box<dyn Write> = match &opts.out {
+        Some(path) => Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    write_alignments(&mut out, &printed, format, opts.extended_cigar)
+        .and_then(|()| out.flush())
+        .context("writing the alignments")?;
+    Ok(ExitCode::SUCCESS)
+}
