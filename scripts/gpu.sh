@@ -24,7 +24,7 @@ cp "$tests_exe" "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
-cp "$shared/data/queries/P02232.fasta" "$bundle/"
+cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" "$bundle/"
 git rev-parse --short HEAD > "$bundle/COMMIT"
 du -sh "$bundle"
 size=$(du -sm "$bundle" | cut -f1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
-# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, all.
+# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, traceback, all.
 # Logs and CSV rows go to $OUT (the device tool brings them back).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +47,23 @@ step_hits() {
     fi
 }
 
+step_traceback() {
+    echo "== traceback: allpairs, GPU vs CPU on 300 sequences, then all 4000 on the GPU (BLOSUM50, open 8, extend 2)"
+    head -n "$(grep -n '^>' allvsall_sprot_4000_len100-500.fasta | sed -n 301p | cut -d: -f1)" \
+        allvsall_sprot_4000_len100-500.fasta | sed '$d' > allvsall300.fasta
+    local common=(--mode local --matrix blosum50 --gap-open 8 --gap-extend 2)
+    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device gpu -o "$out/tb300_gpu.tsv" 2>&1 | tee "$out/traceback.log"
+    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device cpu -o "$out/tb300_cpu.tsv" 2>&1 | tee -a "$out/traceback.log"
+    if cmp -s "$out/tb300_gpu.tsv" "$out/tb300_cpu.tsv" && [ -s "$out/tb300_gpu.tsv" ]; then
+        summary+=("traceback: GPU == CPU on $(($(wc -l < "$out/tb300_gpu.tsv") - 1)) pairs")
+    else
+        summary+=("traceback: GPU and CPU DIFFER on 300 sequences"); status=1
+    fi
+    timeout 300 ./warpsw allpairs --input allvsall_sprot_4000_len100-500.fasta "${common[@]}" --device gpu -o /dev/null \
+        2>&1 | tee -a "$out/traceback.log"
+    summary+=("traceback 4000: $(grep -E 'pairs,' "$out/traceback.log" | tail -1)")
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -54,8 +71,9 @@ for step in "${@:-all}"; do
         tests) step_tests ;;
         bench) step_bench ;;
         hits) step_hits ;;
-        all) step_tests; step_hits; step_bench ;;
-        *) echo "unknown step $step (tests, bench, hits, all)"; exit 2 ;;
+        traceback) step_traceback ;;
+        all) step_tests; step_hits; step_bench; step_traceback ;;
+        *) echo "unknown step $step (tests, bench, hits, traceback, all)"; exit 2 ;;
     esac
 done
 echo

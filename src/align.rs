@@ -4,13 +4,15 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Context;
 use host::alignment_output::{AlignedPair, AlignmentFormat, write_alignments};
+use host::engine::traceback_gpu::align_pairs_gpu;
 use host::fasta::{Record, read_fasta};
 use host::traceback::{DEFAULT_WINDOW_BYTES, align_pairs};
 
-use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs};
+use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
 
 /// `warpsw align`: every query against every target.
 pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
@@ -41,7 +43,27 @@ fn run(
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
-    let results = align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES);
+    let use_gpu = match opts.device {
+        DeviceChoice::Cpu => false,
+        DeviceChoice::Gpu => {
+            host::engine::gpu::devices()?;
+            true
+        }
+        DeviceChoice::Auto => match host::engine::gpu::devices() {
+            Ok(_) => true,
+            Err(why) => {
+                eprintln!("warpsw: {why}; using the CPU");
+                false
+            }
+        },
+    };
+    let started = Instant::now();
+    let results = if use_gpu {
+        align_pairs_gpu(0, &sequences, pairs, opts.mode, &scoring)?
+    } else {
+        align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES)
+    };
+    let seconds = started.elapsed().as_secs_f64();
     let mut alignments = Vec::with_capacity(results.len());
     for (&(q, t), result) in pairs.iter().zip(results) {
         let alignment = result.with_context(|| {
@@ -80,5 +102,19 @@ fn run(
     write_alignments(&mut out, &printed, format, opts.extended_cigar)
         .and_then(|()| out.flush())
         .context("writing the alignments")?;
+    if !opts.quiet {
+        let cells: u128 = pairs
+            .iter()
+            .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
+            .sum();
+        eprintln!(
+            "warpsw: {} pairs, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{}]",
+            pairs.len(),
+            cells as f64,
+            seconds,
+            crate::search::gcups(cells, seconds),
+            if use_gpu { "GPU 0" } else { "CPU" }
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

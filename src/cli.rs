@@ -242,6 +242,12 @@ pub struct AlignmentOutputArgs {
     /// CIGAR with `=` (identical residues) and `X` (different) instead of `M`.
     #[arg(long)]
     pub extended_cigar: bool,
+    /// Where to align: GPU 0 when present (auto), the CPU, or the GPU.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// No summary on standard error.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Output format of `align` and `allpairs`.
