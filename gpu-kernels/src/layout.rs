@@ -17,6 +17,22 @@
 //! four consecutive rows per `u32` (row `4w + k` in byte `k`), so one load
 //! brings four cells' scores. Row `c` starts at word `c * query_words`; the
 //! query is padded to a multiple of [`PROFILE_ROW_QUANTUM`] rows.
+//!
+//! # Striped query profile (Farrar 2007; seed 002 equation (3))
+//! For a vector of `VL` lanes and a query of `m` rows, `T = ceil(m / VL)`
+//! segments ([`striped_segments`]); lane `v` of segment `s` holds query row
+//! `v * T + s`. One `i8` per (code, segment, lane), at
+//! `(code * T + s) * VL + v` ([`striped_index`]): the `VL` lanes of a
+//! segment read `VL` consecutive bytes. Rows `>= m` score [`PAD_SCORE`].
+//!
+//! # Packed partitioned striped profile (seed 002, partitioned vectorized)
+//! The query is cut into `P = ceil(m / PL)` partitions of `PL = SEGS * VL`
+//! rows; in partition `p` lane `v` of segment `s` holds row
+//! `p * PL + v * SEGS + s`. Scores are `i8` packed four per `u32` in the order
+//! a lane reads them: byte `b` of word `k` of lane `v` is segment `4k + b`,
+//! and that word is at `((code * P + p) * SEGS / 4 + k) * VL + v`
+//! ([`partitioned_index`]), so the lanes' loads are coalesced. Rows `>= m`
+//! score [`PAD_SCORE`].
 
 use crate::recurrence::Gaps;
 
@@ -203,3 +219,109 @@ unsafe impl cudarc::driver::DeviceRepr for PairResult {}
 // SAFETY: all-zero bits are a valid `PairResult` (all fields integers).
 #[cfg(feature = "cudarc")]
 unsafe impl cudarc::driver::ValidAsZeroBits for PairResult {}
+
+/// Segments `T = ceil(query_len / vl)` of a striped profile.
+///
+/// ```
+/// assert_eq!(gpu_kernels::layout::striped_segments(33, 16), 3);
+/// assert_eq!(gpu_kernels::layout::striped_segments(0, 32), 0);
+/// ```
+#[inline(always)]
+pub const fn striped_segments(query_len: usize, vl: usize) -> usize {
+    query_len.div_ceil(vl)
+}
+
+/// Index in a striped profile of `(code, segment, lane)`, and the query row
+/// that entry scores: `(index, lane * segments + segment)`.
+#[inline(always)]
+pub const fn striped_index(
+    code: usize,
+    segment: usize,
+    lane: usize,
+    segments: usize,
+    vl: usize,
+) -> (usize, usize) {
+    (
+        (code * segments + segment) * vl + lane,
+        lane * segments + segment,
+    )
+}
+
+/// Index in a packed partitioned profile of the word read by `lane` for
+/// segments `4 * word .. 4 * word + 4` of `partition`, for partitions of
+/// `segs * vl` rows; and the query row of that word's byte 0 (byte `b` scores
+/// row `+ b`).
+#[inline(always)]
+pub const fn partitioned_index(
+    code: usize,
+    partition: usize,
+    word: usize,
+    lane: usize,
+    partitions: usize,
+    segs: usize,
+    vl: usize,
+) -> (usize, usize) {
+    (
+        ((code * partitions + partition) * (segs / 4) + word) * vl + lane,
+        partition * segs * vl + lane * segs + 4 * word,
+    )
+}
+
+/// Parameters of one launch of a striped kernel (`sw_striped_vl*`) over one
+/// chunk (the chunk layout of [`SimtParams`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct StripedParams {
+    /// Striped profile for the kernel's `VL`, `NUM_CODES * segments * VL` bytes.
+    pub profile: *const i8,
+    /// Packed residues of the chunk, interleaved by sequence as for SIMT.
+    pub residues: *const u32,
+    /// Length in residues of each sequence of the chunk, `threads` entries.
+    pub lengths: *const u32,
+    /// Column state (H, E) of each vector: `vectors * segments * VL` pairs.
+    pub scratch: *mut [i32; 2],
+    /// One score per sequence of the chunk, `threads` entries.
+    pub scores: *mut i32,
+    /// Segments of the striped profile ([`striped_segments`]).
+    pub segments: u32,
+    /// Number of sequences in the chunk.
+    pub threads: u32,
+    /// Number of vectors in the launch (persistent: vector `w` aligns
+    /// sequences `w, w + vectors, ...`).
+    pub vectors: u32,
+    /// Gap penalties.
+    pub gaps: Gaps,
+}
+
+/// Parameters of one launch of a partitioned kernel (`sw_partitioned_*`)
+/// over one chunk (the chunk layout of [`SimtParams`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PartitionedParams {
+    /// Packed partitioned profile for the kernel's `VL` and `PL`,
+    /// `NUM_CODES * partitions * PL / 4` words.
+    pub profile: *const u32,
+    /// Packed residues of the chunk, interleaved by sequence as for SIMT.
+    pub residues: *const u32,
+    /// Length in residues of each sequence of the chunk, `threads` entries.
+    pub lengths: *const u32,
+    /// H and F handed from a partition's last row to the next partition:
+    /// one pair per residue per sequence, residue `j` of sequence `t` at
+    /// `j * threads + t` (fits in SIMT's row buffer).
+    pub row_buffer: *mut [i32; 2],
+    /// One score per sequence of the chunk, `threads` entries.
+    pub scores: *mut i32,
+    /// Number of partitions of the profile, `ceil(query_len / PL)`.
+    pub partitions: u32,
+    /// Number of sequences in the chunk (one vector each).
+    pub threads: u32,
+    /// Gap penalties.
+    pub gaps: Gaps,
+}
+
+// SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for StripedParams {}
+// SAFETY: as above.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for PartitionedParams {}

@@ -15,16 +15,28 @@
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
 //! * [`traceback`]: seed 003's fill and walk kernels (one thread per pair,
 //!   alignments with traceback).
+//! * [`vector`]: CUDASW++ 2.0's virtualized SIMD vector (a warp or half-warp
+//!   as one vector register; the host holds all lanes in an array).
+//! * [`striped`]: the basic vectorized kernel (Farrar striped, lazy-F loop,
+//!   column state in global memory).
+//! * [`partitioned`]: the partitioned vectorized kernel (column state of a
+//!   query partition in registers).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![feature(portable_simd)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics)
+)]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![deny(missing_docs)]
 
 pub mod layout;
+pub mod partitioned;
 pub mod recurrence;
 pub mod simt;
+pub mod striped;
 pub mod traceback;
+pub mod vector;
 pub mod warp;
 
 #[cfg(target_arch = "nvptx64")]
