@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
-# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, traceback, all.
+# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, striped, traceback, all.
 # Logs and CSV rows go to $OUT (the device tool brings them back).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,13 +26,24 @@ synth_db() {
 step_bench() {
     synth_db
     echo "== bench: 20 queries vs synthdb.py --sequences 570000 --seed 1, BLOSUM62 10/1"
-    local kernels=${KERNELS:-simt}
+    local kernels=${KERNELS:-simt,partitioned-vl32-pl512,partitioned}
     if ./warpsw bench --query queries.fasta --db synth570k.fa --gap-open 10 --gap-extend 1 \
         --kernels "$kernels" --device gpu --warmup 1 --repeat 3 --csv "$out/bench_raw.csv" \
         2>&1 | tee "$out/bench.log"; then
         summary+=("bench: $(grep -E '^overall' "$out/bench.log")")
     else
         summary+=("bench: FAILED"); status=1
+    fi
+}
+
+step_striped() {
+    echo "== striped/partitioned/simt on the 20,000-sequence UniProt DB (the striped kernel is too slow for the 570k DB)"
+    if ./warpsw bench --query queries.fasta --db uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 \
+        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512 --device gpu --warmup 1 --repeat 3 \
+        --csv "$out/bench_uniprot_raw.csv" 2>&1 | tee "$out/bench_uniprot.log"; then
+        summary+=("bench uniprot20k: $(grep -E '^overall' "$out/bench_uniprot.log")")
+    else
+        summary+=("bench uniprot20k: FAILED"); status=1
     fi
 }
 
@@ -72,8 +83,9 @@ for step in "${@:-all}"; do
         bench) step_bench ;;
         hits) step_hits ;;
         traceback) step_traceback ;;
-        all) step_tests; step_hits; step_bench; step_traceback ;;
-        *) echo "unknown step $step (tests, bench, hits, traceback, all)"; exit 2 ;;
+        striped) step_striped ;;
+        all) step_tests; step_hits; step_bench; step_striped; step_traceback ;;
+        *) echo "unknown step $step (tests, bench, hits, striped, traceback, all)"; exit 2 ;;
     esac
 done
 echo

@@ -12,3 +12,4 @@ mod kernels;
 mod multi;
 mod ptx;
 mod traceback;
+mod vector_kernels;

@@ -13,6 +13,7 @@
 //!   the host fills in and the kernels read.
 //! * [`warp`]: thread index, shuffles, votes — real on the GPU, emulated on the host.
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
+//! * [`parallelogram`]: NESW's warp-per-pair anti-diagonal kernel.
 //! * [`traceback`]: seed 003's fill and walk kernels (one thread per pair,
 //!   alignments with traceback).
 //! * [`vector`]: CUDASW++ 2.0's virtualized SIMD vector (a warp or half-warp
@@ -25,12 +26,20 @@
 #![feature(portable_simd)]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics)
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        link_llvm_intrinsics,
+        core_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        gpu_intrinsics
+    )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![deny(missing_docs)]
 
 pub mod layout;
+pub mod parallelogram;
 pub mod partitioned;
 pub mod recurrence;
 pub mod simt;

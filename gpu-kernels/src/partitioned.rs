@@ -28,12 +28,13 @@
 //! `F_last` and `H_last` of this partition's last row. Either the loop
 //! reached the last row with a live chain, and then it folded that F into
 //! `F_last` (case 1 of the proof: F there is correct), or the chain died
-//! earlier; a dead chain stays at most the inner loop's F at every later row
-//! (case 2: `F_last - extend <= H_last - first`), so
-//! `F_in = H_last - first` does not depend on the stale part. Hence `F_in`,
-//! computed from the final `H_last` and the F the kernel holds, is exact;
-//! the kernel stores `F_in` (the paper's "F of the first cell of the next
-//! partition") with `H_last` per column.
+//! earlier; from there on it falls by `extend` per row and stays at most the
+//! inner loop's F, which falls no faster, so `F_last - extend <= H_last -
+//! first` for the missing part (case 2) and `F_in = H_last - first` does not
+//! depend on it. Hence `F_in`, computed from the final `H_last` and the F the
+//! kernel holds, is exact; the kernel stores `F_in` (the paper's "F of the
+//! first cell of the next partition") with `H_last` per column. The tests
+//! fail if the lazy loop's contribution to `F_last` is dropped.
 //!
 //! # Thread mapping
 //! One vector of `VL` lanes per sequence of the chunk (`VL = 32`: a warp;
@@ -58,7 +59,8 @@
 //!
 //! # Overflow
 //! As `striped`: i32 H at most `127 * min(|q|, |d|)`, E and F floored at
-//! `H - first` after one step.
+//! `H - first` after one step, the lazy-F chains at [`NEG_INF`]; the lazy-F
+//! loop ends for the same reason.
 
 use crate::layout::{PartitionedParams, code_byte, score_byte};
 use crate::recurrence::NEG_INF;
@@ -87,6 +89,7 @@ pub unsafe fn align_sequence<V: Vector, const SEGS: usize>(p: &PartitionedParams
     let g = p.gaps;
     let first = V::splat(g.first);
     let extend = V::splat(g.extend);
+    let neg_inf = V::splat(NEG_INF);
     let words = SEGS / 4;
     let mut best = V::splat(0);
 
@@ -145,7 +148,8 @@ pub unsafe fn align_sequence<V: Vector, const SEGS: usize>(p: &PartitionedParams
                     }
                     h[s] = h[s].max(f);
                     best = best.max(h[s]);
-                    f = f.gap(h[s], g);
+                    // Only the chain goes on (see `striped`'s termination).
+                    f = f.sub(extend).max(neg_inf);
                 }
                 f = f.shift_up(NEG_INF);
             }

@@ -47,8 +47,14 @@
 //!
 //! # Overflow
 //! Real H are at most `127 * min(|q|, |d|)`; E and F start at
-//! [`NEG_INF`] and are floored by `H - first >= -65536` after one step, and
-//! the lazy-F loop updates F with the same floor, so nothing wraps.
+//! [`NEG_INF`] and are floored by `H - first >= -65536` after one step; the
+//! lazy-F loop's F only falls by `extend` per step and is floored at
+//! [`NEG_INF`], so nothing wraps.
+//!
+//! # Termination of the lazy-F loop
+//! It carries only F chains (`F - extend` per row, no new ones from H), lane
+//! 0 refilled with [`NEG_INF`] at every wrap, so after at most `VL` passes
+//! over the `T` segments every chain has left the vector and the vote ends it.
 
 use crate::layout::{StripedParams, code_byte};
 use crate::recurrence::NEG_INF;
@@ -102,6 +108,7 @@ unsafe fn align_sequence<V: Vector>(p: &StripedParams, scratch: *mut [i32; 2], t
     let g = p.gaps;
     let first = V::splat(g.first);
     let extend = V::splat(g.extend);
+    let neg_inf = V::splat(NEG_INF);
 
     // Column 0: H = 0 and no gap open yet.
     for s in 0..segments {
@@ -146,7 +153,10 @@ unsafe fn align_sequence<V: Vector>(p: &StripedParams, scratch: *mut [i32; 2], t
             let h = h.max(f);
             best = best.max(h);
             h.for_lanes(|v, h| (*slot.add(v))[0] = h);
-            f = f.gap(h, g);
+            // Carry only the chain: `H - first` within a lane is already in
+            // the inner loop's F, and re-deriving it here could keep the
+            // loop alive forever (extend 0). Floored so it cannot wrap.
+            f = f.sub(extend).max(neg_inf);
             s += 1;
             if s == segments {
                 s = 0;

@@ -47,6 +47,8 @@ pub trait Vector: Copy {
     fn max(self, o: Self) -> Self;
     /// Applies `f` in every lane.
     fn map(self, f: impl Fn(i32) -> i32) -> Self;
+    /// Applies `f(lane, value)` in every lane.
+    fn map_lanes(self, f: impl Fn(usize, i32) -> i32) -> Self;
     /// Lane-wise local-alignment H (see [`crate::recurrence::local_h`]).
     fn local_h(diag: Self, sub: Self, e: Self, f: Self) -> Self;
     /// Lane-wise Gotoh gap update `max(self - extend, h - first)` (see
@@ -113,6 +115,10 @@ impl<const VL: usize> Vector for HostVector<VL> {
     #[inline(always)]
     fn map(self, f: impl Fn(i32) -> i32) -> Self {
         HostVector(self.0.map(f))
+    }
+    #[inline(always)]
+    fn map_lanes(self, f: impl Fn(usize, i32) -> i32) -> Self {
+        HostVector(core::array::from_fn(|v| f(v, self.0[v])))
     }
     #[inline(always)]
     fn local_h(diag: Self, sub: Self, e: Self, f: Self) -> Self {
@@ -227,6 +233,10 @@ impl<const VL: usize> Vector for WarpVector<VL> {
     #[inline(always)]
     fn map(self, f: impl Fn(i32) -> i32) -> Self {
         WarpVector(f(self.0))
+    }
+    #[inline(always)]
+    fn map_lanes(self, f: impl Fn(usize, i32) -> i32) -> Self {
+        WarpVector(f(Self::lane_ids().0 as usize, self.0))
     }
     #[inline(always)]
     fn local_h(diag: Self, sub: Self, e: Self, f: Self) -> Self {

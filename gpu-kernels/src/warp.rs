@@ -14,3 +14,22 @@ pub fn global_thread_index() -> u32 {
     // SAFETY: reading special registers has no preconditions.
     unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u32 }
 }
+
+/// Synchronises the lanes of the calling warp (`bar.warp.sync`): memory
+/// writes before it are visible to the warp's lanes after it. On the host a
+/// "warp" is one call that computes every lane, so there is nothing to wait for.
+#[inline(always)]
+pub fn sync_warp() {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: every lane of the warp reaches this barrier (kernels call it
+    // from warp-uniform control flow).
+    unsafe {
+        bar_warp_sync(u32::MAX)
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
+}

@@ -4,15 +4,16 @@
 
 use std::sync::Arc;
 
-use gpu_kernels::layout::SimtParams;
+use gpu_kernels::layout::{NUM_CODES, PartitionedParams, SimtParams, StripedParams};
 use gpu_kernels::recurrence::Gaps;
-use gpu_kernels::simt;
+use gpu_kernels::vector::{HostVector, Vector};
+use gpu_kernels::{parallelogram, partitioned, simt, striped};
 use rayon::prelude::*;
 
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::error::Result;
-use crate::profile::sequential_profile;
+use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
 use crate::scoring::Scoring;
 
 /// Sequences per CPU chunk: small, so that the kernels' thread-interleaved
@@ -58,13 +59,40 @@ impl Engine for CpuEngine {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
-        let profile = sequential_profile(query, &self.scoring.matrix);
+        let matrix = &self.scoring.matrix;
         let gaps = self.scoring.gaps.kernel_gaps();
+        let kernel = self.kernel;
+        let (words, bytes) = match kernel {
+            Kernel::Simt | Kernel::Parallelogram { .. } => {
+                (sequential_profile(query, matrix), Vec::new())
+            }
+            Kernel::Striped { vl } => (Vec::new(), striped_profile(query, matrix, vl as usize)),
+            Kernel::Partitioned { vl, pl } => (
+                partitioned_profile(query, matrix, vl as usize, pl as usize),
+                Vec::new(),
+            ),
+        };
         let per_chunk: Vec<Vec<i32>> = self
             .chunks
             .par_iter()
-            .map(|chunk| match self.kernel {
-                Kernel::Simt => run_simt_chunk(chunk, &profile, gaps),
+            .map(|chunk| match kernel {
+                Kernel::Simt => run_simt_chunk(chunk, &words, gaps),
+                Kernel::Parallelogram { shared_memory } => {
+                    run_parallelogram_chunk(chunk, &words, gaps, shared_memory)
+                }
+                Kernel::Striped { vl: 16 } => {
+                    run_striped_chunk::<HostVector<16>>(chunk, &bytes, gaps)
+                }
+                Kernel::Striped { vl: 32 } => {
+                    run_striped_chunk::<HostVector<32>>(chunk, &bytes, gaps)
+                }
+                Kernel::Partitioned { vl: 16, pl: 256 } => {
+                    run_partitioned_chunk::<HostVector<16>, 16>(chunk, &words, gaps)
+                }
+                Kernel::Partitioned { vl: 32, pl: 512 } => {
+                    run_partitioned_chunk::<HostVector<32>, 16>(chunk, &words, gaps)
+                }
+                other => unreachable!("{other:?} is not in KERNELS"),
             })
             .collect();
         let mut scores = Vec::with_capacity(self.db.len());
@@ -80,8 +108,52 @@ impl Engine for CpuEngine {
 ///
 /// `profile` must come from [`sequential_profile`].
 pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    with_chunk_params(chunk, profile, gaps, |params, t| {
+        // SAFETY: `with_chunk_params` allocates the buffers `align_sequence`
+        // requires, and threads run one at a time.
+        unsafe { simt::align_sequence(params, t) }
+    })
+}
+
+/// Runs `sw_parallelogram_shfl` (or `_smem`) over one chunk on the host, as
+/// one launch would: one 32-lane vector per sequence, in turn.
+///
+/// `profile` must come from [`sequential_profile`].
+pub fn run_parallelogram_chunk(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    shared_memory: bool,
+) -> Vec<i32> {
+    with_chunk_params(chunk, profile, gaps, |params, t| {
+        type Warp = HostVector<{ parallelogram::BAND }>;
+        // SAFETY: as for `run_simt_chunk` (same parameter block); the slots
+        // are this emulated warp's own.
+        unsafe {
+            if shared_memory {
+                let mut slots = [0i32; 2 * parallelogram::BAND];
+                let mut handoff = parallelogram::SharedMemory::new(slots.as_mut_ptr());
+                parallelogram::align_sequence::<Warp, _>(params, t, &mut handoff)
+            } else {
+                parallelogram::align_sequence::<Warp, _>(params, t, &mut parallelogram::Shuffles)
+            }
+        }
+    })
+}
+
+/// Allocates the buffers of a launch over `chunk` with the kernels' shared
+/// parameter block ([`SimtParams`]), calls `body` for every sequence in turn
+/// and returns the scores.
+///
+/// `profile` must come from [`sequential_profile`].
+fn with_chunk_params(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    mut body: impl FnMut(&SimtParams, u32),
+) -> Vec<i32> {
     let threads = chunk.sequences();
-    let query_words = profile.len() / gpu_kernels::layout::NUM_CODES;
+    let query_words = profile.len() / NUM_CODES;
     let mut row_buffer = vec![[0i32; 2]; chunk.words_per_sequence * 4 * threads];
     let mut scores = vec![0i32; threads];
     let params = SimtParams {
@@ -95,10 +167,83 @@ pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i
         gaps,
     };
     for t in 0..threads as u32 {
-        // SAFETY: the buffers above have the sizes `align_sequence` requires
-        // (the chunk's words and lengths come from `PackedChunk::pack`, the
-        // profile from `sequential_profile`), and threads run one at a time.
-        unsafe { simt::align_sequence(&params, t) };
+        body(&params, t);
+    }
+    scores
+}
+
+/// Vectors of an emulated striped launch: a few, so that every vector aligns
+/// several sequences (the GPU's persistent loop) in each test.
+const STRIPED_EMULATED_VECTORS: usize = 3;
+
+/// Runs a striped kernel (`sw_striped_vl*`, `VL = V::VL`) over one chunk on
+/// the host, as one launch would: same parameter block and buffers, every
+/// vector in turn.
+///
+/// `profile` must come from [`striped_profile`] with `vl = V::VL`.
+pub fn run_striped_chunk<V: Vector>(chunk: &PackedChunk, profile: &[i8], gaps: Gaps) -> Vec<i32> {
+    let threads = chunk.sequences();
+    let segments = profile.len() / (NUM_CODES * V::VL);
+    assert_eq!(profile.len(), NUM_CODES * segments * V::VL, "profile size");
+    let vectors = threads.clamp(1, STRIPED_EMULATED_VECTORS);
+    let mut scratch = vec![[0i32; 2]; vectors * segments * V::VL];
+    let mut scores = vec![0i32; threads];
+    let params = StripedParams {
+        profile: profile.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        scratch: scratch.as_mut_ptr(),
+        scores: scores.as_mut_ptr(),
+        segments: segments as u32,
+        threads: threads as u32,
+        vectors: vectors as u32,
+        gaps,
+    };
+    for w in 0..vectors as u32 {
+        // SAFETY: the profile has NUM_CODES * segments * VL entries (checked),
+        // the scratch `vectors * segments * VL` pairs, the chunk's words and
+        // lengths come from `PackedChunk::pack`; vectors run one at a time.
+        unsafe { striped::align_vector::<V>(&params, w) };
+    }
+    scores
+}
+
+/// Runs a partitioned kernel (`sw_partitioned_*`, `VL = V::VL`,
+/// `PL = SEGS * VL`) over one chunk on the host, as one launch would.
+///
+/// `profile` must come from [`partitioned_profile`] with `vl = V::VL` and
+/// `pl = SEGS * V::VL`.
+pub fn run_partitioned_chunk<V: Vector, const SEGS: usize>(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+) -> Vec<i32> {
+    assert!(SEGS.is_multiple_of(4), "SEGS must be a multiple of 4");
+    let threads = chunk.sequences();
+    let partition_words = SEGS * V::VL / 4;
+    let partitions = profile.len() / (NUM_CODES * partition_words);
+    assert_eq!(
+        profile.len(),
+        NUM_CODES * partitions * partition_words,
+        "profile size"
+    );
+    let mut row_buffer = vec![[0i32; 2]; chunk.words_per_sequence * 4 * threads];
+    let mut scores = vec![0i32; threads];
+    let params = PartitionedParams {
+        profile: profile.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        row_buffer: row_buffer.as_mut_ptr(),
+        scores: scores.as_mut_ptr(),
+        partitions: partitions as u32,
+        threads: threads as u32,
+        gaps,
+    };
+    for t in 0..threads as u32 {
+        // SAFETY: the profile size is checked above; the row buffer holds
+        // `words_per_sequence * 4 >= len` pairs per sequence; the chunk's
+        // words and lengths come from `PackedChunk::pack`; one vector at a time.
+        unsafe { partitioned::align_sequence::<V, SEGS>(&params, t) };
     }
     scores
 }

@@ -13,13 +13,13 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use gpu_kernels::layout::NUM_CODES;
-use gpu_kernels::simt;
+use gpu_kernels::layout::{NUM_CODES, PartitionedParams, StripedParams};
+use gpu_kernels::{parallelogram, simt};
 
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::error::{Error, Result};
-use crate::profile::sequential_profile;
+use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
 use crate::scoring::Scoring;
 
 /// The kernels' PTX, built by `host/build.rs` (baseline `sm_80`, JIT-compiled
@@ -28,6 +28,13 @@ pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.ptx"))
 
 /// Threads per block of the SIMT kernel (CUDASW++ 2.0 found 256 best).
 const SIMT_BLOCK: u32 = 256;
+
+/// Threads per block of the vector kernels (a multiple of 32: whole warps).
+const VECTOR_BLOCK: u32 = 256;
+
+/// Resident threads per SM the striped kernels' persistent grid aims for
+/// (Hopper's maximum); it bounds their scratch to `SM * 2048 / VL` columns.
+const STRIPED_THREADS_PER_SM: usize = 2048;
 
 /// Most sequences per chunk (one launch).
 const MAX_CHUNK_SEQUENCES: usize = 1 << 18;
@@ -105,11 +112,26 @@ struct DeviceChunk {
     lengths: CudaSlice<u32>,
 }
 
-/// The current query's profile on the device (`None` for an empty query,
-/// whose scores are all 0 without a launch).
-struct DeviceQuery {
-    profile: Option<CudaSlice<u32>>,
-    query_words: usize,
+/// The current query's profile on the device, in the layout of the engine's
+/// kernel.
+enum DeviceQuery {
+    /// No query loaded, or an empty one: every score is 0, nothing launches.
+    Empty,
+    /// Sequential profile (`simt`), `query_words` words per residue row.
+    Sequential {
+        profile: CudaSlice<u32>,
+        query_words: usize,
+    },
+    /// Striped profile (`striped`), `segments` vectors per residue.
+    Striped {
+        profile: CudaSlice<i8>,
+        segments: usize,
+    },
+    /// Packed partitioned profile (`partitioned`).
+    Partitioned {
+        profile: CudaSlice<u32>,
+        partitions: usize,
+    },
 }
 
 /// Chunk limits for a device with `free` bytes of memory: the whole database
@@ -149,9 +171,14 @@ pub struct GpuEngine {
     info: DeviceInfo,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    simt: CudaFunction,
+    /// Every KERNELS row's entry point, in KERNELS order.
+    functions: Vec<(Kernel, CudaFunction)>,
+    /// Streaming multiprocessors (sizes the striped kernels' persistent grid).
+    sm_count: usize,
     chunks: Vec<DeviceChunk>,
     row_buffer: CudaSlice<i32>,
+    /// The striped kernels' column scratch, grown on demand.
+    scratch: Option<CudaSlice<i32>>,
     scores: CudaSlice<i32>,
     sequences: usize,
     scoring: Scoring,
@@ -194,9 +221,21 @@ impl GpuEngine {
         let module = ctx
             .load_module(Ptx::from_src(PTX))
             .map_err(stage("loading the kernels' PTX"))?;
-        let simt = module
-            .load_function(Kernel::Simt.info().symbol)
-            .map_err(stage("loading the SIMT kernel"))?;
+        let functions = super::KERNELS
+            .iter()
+            .map(|k| {
+                let f = module
+                    .load_function(k.symbol)
+                    .map_err(stage("loading a kernel"))?;
+                Ok((k.kernel, f))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let sm_count = ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_err(stage("reading attributes"))?
+            .max(1) as usize;
 
         let started = Instant::now();
         let mut chunks = Vec::with_capacity(plan.len());
@@ -231,17 +270,16 @@ impl GpuEngine {
             info,
             ctx,
             stream,
-            simt,
+            functions,
+            sm_count,
             chunks,
             row_buffer,
+            scratch: None,
             scores,
             sequences: db.len(),
             scoring,
             kernel,
-            query: DeviceQuery {
-                profile: None,
-                query_words: 0,
-            },
+            query: DeviceQuery::Empty,
             upload_seconds,
         })
     }
@@ -267,9 +305,7 @@ impl GpuEngine {
 
     /// Registers and local memory of `kernel`'s entry point on this device.
     pub fn resources(&self, kernel: Kernel) -> Result<KernelResources> {
-        let f = match kernel {
-            Kernel::Simt => &self.simt,
-        };
+        let f = self.function(kernel);
         let stage = self.error("reading kernel attributes");
         Ok(KernelResources {
             registers: f.num_regs().map_err(&stage)?,
@@ -277,41 +313,90 @@ impl GpuEngine {
         })
     }
 
-    /// Uploads `query`'s profile; later launches score against it.
+    /// The loaded entry point of `kernel`.
+    fn function(&self, kernel: Kernel) -> &CudaFunction {
+        &self
+            .functions
+            .iter()
+            .find(|(k, _)| *k == kernel)
+            .expect("every KERNELS row is loaded")
+            .1
+    }
+
+    /// Uploads `query`'s profile in the layout of the engine's kernel; later
+    /// launches score against it.
     pub fn load_query(&mut self, query: &[u8]) -> Result<()> {
         self.ctx
             .bind_to_thread()
             .map_err(self.error("binding the device"))?;
-        let profile = sequential_profile(query, &self.scoring.matrix);
-        self.query = DeviceQuery {
-            query_words: profile.len() / NUM_CODES,
-            profile: match query.is_empty() {
-                true => None,
-                false => Some(
-                    self.stream
-                        .clone_htod(&profile)
-                        .map_err(self.error("uploading the query profile"))?,
-                ),
-            },
+        self.query = DeviceQuery::Empty;
+        if query.is_empty() {
+            return Ok(());
+        }
+        if let Kernel::Striped { vl } = self.kernel {
+            let segments = gpu_kernels::layout::striped_segments(query.len(), vl as usize);
+            self.reserve_striped_scratch(segments, vl as usize)?;
+        }
+        let matrix = &self.scoring.matrix;
+        let upload = self.error("uploading the query profile");
+        self.query = match self.kernel {
+            Kernel::Simt | Kernel::Parallelogram { .. } => {
+                let profile = sequential_profile(query, matrix);
+                DeviceQuery::Sequential {
+                    query_words: profile.len() / NUM_CODES,
+                    profile: self.stream.clone_htod(&profile).map_err(upload)?,
+                }
+            }
+            Kernel::Striped { vl } => {
+                let profile = striped_profile(query, matrix, vl as usize);
+                DeviceQuery::Striped {
+                    segments: profile.len() / (NUM_CODES * vl as usize),
+                    profile: self.stream.clone_htod(&profile).map_err(upload)?,
+                }
+            }
+            Kernel::Partitioned { vl, pl } => {
+                let profile = partitioned_profile(query, matrix, vl as usize, pl as usize);
+                DeviceQuery::Partitioned {
+                    partitions: profile.len() / (NUM_CODES * pl as usize / 4),
+                    profile: self.stream.clone_htod(&profile).map_err(upload)?,
+                }
+            }
         };
         Ok(())
     }
 
     /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
     pub fn launch_chunk(&self, k: usize) -> Result<()> {
-        let Some(profile) = &self.query.profile else {
-            return Ok(());
-        };
         let chunk = &self.chunks[k];
-        match self.kernel {
-            Kernel::Simt => self.launch_simt(profile, chunk),
+        match (&self.query, self.kernel) {
+            (DeviceQuery::Empty, _) => Ok(()),
+            (
+                DeviceQuery::Sequential {
+                    profile,
+                    query_words,
+                },
+                kernel,
+            ) => self.launch_sequential(profile, *query_words, chunk, kernel),
+            (DeviceQuery::Striped { profile, segments }, Kernel::Striped { vl }) => {
+                self.launch_striped(profile, *segments, vl as usize, chunk)
+            }
+            (
+                DeviceQuery::Partitioned {
+                    profile,
+                    partitions,
+                },
+                Kernel::Partitioned { vl, pl },
+            ) => self.launch_partitioned(profile, *partitions, vl as usize, pl as usize, chunk),
+            _ => Err(Error::InvalidArgument(
+                "internal error: the loaded profile does not fit the engine's kernel".into(),
+            )),
         }
     }
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
     pub fn chunk_scores(&self, k: usize) -> Result<Vec<i32>> {
         let range = self.chunks[k].range.clone();
-        if self.query.profile.is_none() {
+        if let DeviceQuery::Empty = self.query {
             return Ok(vec![0; range.len()]);
         }
         self.stream
@@ -319,42 +404,69 @@ impl GpuEngine {
             .map_err(self.error("reading the scores back"))
     }
 
-    /// Launches `sw_simt_i32` on one chunk.
-    fn launch_simt(&self, profile: &CudaSlice<u32>, chunk: &DeviceChunk) -> Result<()> {
-        let query_words = self.query.query_words;
-        let threads = chunk.range.len();
-        // The kernel's `# Safety` duties, checked:
-        let sizes_ok = profile.len() == NUM_CODES * query_words
-            && query_words.is_multiple_of(simt::STRIP / 4)
-            && chunk.residues.len() == chunk.words_per_sequence * threads
-            && chunk.lengths.len() == threads
-            && self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads
+    /// An error unless the chunk's buffers have the sizes a kernel's
+    /// `# Safety` section requires (`sizes_ok` says whether they do).
+    fn check_sizes(&self, sizes_ok: bool, chunk: &DeviceChunk) -> Result<()> {
+        let common = chunk.residues.len() == chunk.words_per_sequence * chunk.range.len()
+            && chunk.lengths.len() == chunk.range.len()
             && chunk.range.end <= self.scores.len();
-        if !sizes_ok {
-            return Err(Error::InvalidArgument(format!(
+        if sizes_ok && common {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
                 "internal error: buffer sizes do not match chunk {:?} of GPU {}",
                 chunk.range, self.info.ordinal
-            )));
+            )))
         }
+    }
+
+    /// Launches a kernel that reads the sequential profile (`sw_simt_i32`,
+    /// `sw_parallelogram_*`; same arguments) on one chunk.
+    fn launch_sequential(
+        &self,
+        profile: &CudaSlice<u32>,
+        query_words: usize,
+        chunk: &DeviceChunk,
+        kernel: Kernel,
+    ) -> Result<()> {
+        let threads = chunk.range.len();
+        self.check_sizes(
+            profile.len() == NUM_CODES * query_words
+                && query_words.is_multiple_of(simt::STRIP / 4)
+                && self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads,
+            chunk,
+        )?;
         let (profile_ptr, _p) = profile.device_ptr(&self.stream);
         let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
         let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
         let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
         let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
-        let profile_ptr: u64 = profile_ptr;
-        let residues_ptr: u64 = residues_ptr;
-        let lengths_ptr: u64 = lengths_ptr;
-        let row_ptr: u64 = row_ptr;
         let scores_ptr: u64 = scores_ptr + 4 * chunk.range.start as u64;
         let (query_words, threads) = (query_words as u32, threads as u32);
         let gaps = self.scoring.gaps.kernel_gaps();
-        let cfg = LaunchConfig {
-            grid_dim: (threads.div_ceil(SIMT_BLOCK), 1, 1),
-            block_dim: (SIMT_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
+        let cfg = match kernel {
+            // One thread per sequence.
+            Kernel::Simt => LaunchConfig {
+                grid_dim: (threads.div_ceil(SIMT_BLOCK), 1, 1),
+                block_dim: (SIMT_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            // One warp per sequence; the shared-memory hand-off needs its
+            // slots for every warp of the block.
+            _ => LaunchConfig {
+                grid_dim: (threads.div_ceil(VECTOR_BLOCK / 32), 1, 1),
+                block_dim: (VECTOR_BLOCK, 1, 1),
+                shared_mem_bytes: match kernel {
+                    Kernel::Parallelogram {
+                        shared_memory: true,
+                    } => (VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP) as u32,
+                    _ => 0,
+                },
+            },
         };
-        let mut launch = self.stream.launch_builder(&self.simt);
-        // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
+        let mut launch = self.stream.launch_builder(self.function(kernel));
+        // The fields of `SimtParams`, in its order (see `sw_simt_i32` and
+        // `sw_parallelogram_shfl`).
         launch
             .arg(&profile_ptr)
             .arg(&residues_ptr)
@@ -365,12 +477,141 @@ impl GpuEngine {
             .arg(&threads)
             .arg(&gaps.first)
             .arg(&gaps.extend);
-        // SAFETY: `sw_simt_i32`'s duties are checked above: the profile has
+        // SAFETY: `sw_simt_i32`'s and `sw_parallelogram_*`'s duties are
+        // checked above (blocks of whole warps, one warp per sequence, shared
+        // memory for every warp of the block for `_smem`): the profile has
         // NUM_CODES * query_words words (a whole number of strips); residues,
         // lengths, row buffer and scores have the sizes the chunk's thread
         // count and width require; launches run in stream order, so the
         // shared row buffer is never used by two launches at once.
-        unsafe { launch.launch(cfg) }.map_err(self.error("running the SIMT kernel"))?;
+        unsafe { launch.launch(cfg) }.map_err(self.error("running the kernel"))?;
+        Ok(())
+    }
+
+    /// Vectors of the striped kernels' persistent grid for a chunk of
+    /// `threads` sequences: at most `SM * 2048 / vl`.
+    fn striped_vectors(&self, threads: usize, vl: usize) -> usize {
+        (self.sm_count * STRIPED_THREADS_PER_SM / vl)
+            .min(threads)
+            .max(1)
+    }
+
+    /// Grows the striped kernels' column scratch for `segments` segments.
+    fn reserve_striped_scratch(&mut self, segments: usize, vl: usize) -> Result<()> {
+        let max_threads = self.chunks.iter().map(|c| c.range.len()).max().unwrap_or(0);
+        let needed = 2 * self.striped_vectors(max_threads, vl) * segments * vl;
+        if self.scratch.as_ref().is_none_or(|s| s.len() < needed) {
+            self.scratch = None; // free the old one first
+            let scratch = self
+                .stream
+                .alloc_zeros::<i32>(needed.max(1))
+                .map_err(self.error("allocating the striped scratch"))?;
+            self.scratch = Some(scratch);
+        }
+        Ok(())
+    }
+
+    /// Launches `sw_striped_vl{vl}` on one chunk with a persistent grid.
+    fn launch_striped(
+        &self,
+        profile: &CudaSlice<i8>,
+        segments: usize,
+        vl: usize,
+        chunk: &DeviceChunk,
+    ) -> Result<()> {
+        let threads = chunk.range.len();
+        let vectors = self.striped_vectors(threads, vl);
+        let scratch = self.scratch.as_ref();
+        self.check_sizes(
+            (vl == 16 || vl == 32)
+                && profile.len() == NUM_CODES * segments * vl
+                && scratch.is_some_and(|s| s.len() >= 2 * vectors * segments * vl),
+            chunk,
+        )?;
+        let scratch = scratch.expect("checked above");
+        let (profile_ptr, _p) = profile.device_ptr(&self.stream);
+        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
+        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
+        let (scratch_ptr, _b) = scratch.device_ptr(&self.stream);
+        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+        let params = StripedParams {
+            profile: profile_ptr as *const i8,
+            residues: residues_ptr as *const u32,
+            lengths: lengths_ptr as *const u32,
+            scratch: scratch_ptr as *mut [i32; 2],
+            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+            segments: segments as u32,
+            threads: threads as u32,
+            vectors: vectors as u32,
+            gaps: self.scoring.gaps.kernel_gaps(),
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (((vectors * vl) as u32).div_ceil(VECTOR_BLOCK), 1, 1),
+            block_dim: (VECTOR_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self
+            .stream
+            .launch_builder(self.function(Kernel::Striped { vl: vl as u32 }));
+        launch.arg(&params);
+        // SAFETY: `sw_striped_vl*`'s duties are checked above: profile
+        // striped for this VL, scratch for `vectors` vectors, residues,
+        // lengths and scores sized by the chunk; the block size is a multiple
+        // of 32 and the grid covers `vectors` vectors; launches run in stream
+        // order, so the scratch is never shared by two launches.
+        unsafe { launch.launch(cfg) }.map_err(self.error("running the striped kernel"))?;
+        Ok(())
+    }
+
+    /// Launches `sw_partitioned_vl{vl}_pl{pl}` on one chunk, one vector per
+    /// sequence.
+    fn launch_partitioned(
+        &self,
+        profile: &CudaSlice<u32>,
+        partitions: usize,
+        vl: usize,
+        pl: usize,
+        chunk: &DeviceChunk,
+    ) -> Result<()> {
+        let threads = chunk.range.len();
+        // The row buffer needs one pair per residue: `4 * words_per_sequence >= len`.
+        self.check_sizes(
+            matches!((vl, pl), (16, 256) | (32, 512))
+                && profile.len() == NUM_CODES * partitions * pl / 4
+                && self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads,
+            chunk,
+        )?;
+        let (profile_ptr, _p) = profile.device_ptr(&self.stream);
+        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
+        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
+        let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
+        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+        let params = PartitionedParams {
+            profile: profile_ptr as *const u32,
+            residues: residues_ptr as *const u32,
+            lengths: lengths_ptr as *const u32,
+            row_buffer: row_ptr as *mut [i32; 2],
+            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+            partitions: partitions as u32,
+            threads: threads as u32,
+            gaps: self.scoring.gaps.kernel_gaps(),
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (((threads * vl) as u32).div_ceil(VECTOR_BLOCK), 1, 1),
+            block_dim: (VECTOR_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let kernel = Kernel::Partitioned {
+            vl: vl as u32,
+            pl: pl as u32,
+        };
+        let mut launch = self.stream.launch_builder(self.function(kernel));
+        launch.arg(&params);
+        // SAFETY: `sw_partitioned_*`'s duties are checked above: profile
+        // packed for this VL/PL, row buffer, residues, lengths and scores
+        // sized by the chunk; block size a multiple of 32, one vector per
+        // sequence; launches run in stream order (row buffer not shared).
+        unsafe { launch.launch(cfg) }.map_err(self.error("running the partitioned kernel"))?;
         Ok(())
     }
 }
@@ -393,7 +634,7 @@ impl Engine for GpuEngine {
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         self.load_query(query)?;
-        if self.query.profile.is_none() {
+        if let DeviceQuery::Empty = self.query {
             return Ok(vec![0; self.sequences]);
         }
         for k in 0..self.chunks.len() {

@@ -23,6 +23,27 @@ pub enum Kernel {
     /// Inter-task: one thread per database sequence (SW-CUDA, CUDASW++ 2.0
     /// optimized SIMT).
     Simt,
+    /// CUDASW++ 2.0 basic vectorized: Farrar's striped algorithm on a vector
+    /// of `vl` lanes (16 or 32) per database sequence, column in global memory.
+    Striped {
+        /// Lanes per vector: 16 (half-warp) or 32 (warp).
+        vl: u32,
+    },
+    /// CUDASW++ 2.0 partitioned vectorized: the query cut into partitions of
+    /// `pl` rows whose striped column stays in registers.
+    Partitioned {
+        /// Lanes per vector: 16 or 32.
+        vl: u32,
+        /// Query rows per partition (`16 * vl`: 256 or 512).
+        pl: u32,
+    },
+    /// NESW: one warp per database sequence sweeping anti-diagonals of
+    /// 32-row parallelograms.
+    Parallelogram {
+        /// Lane-to-lane hand-off through shared memory (the paper's Figure 5
+        /// (d)) instead of warp shuffles.
+        shared_memory: bool,
+    },
 }
 
 /// What `warpsw kernels` lists about a kernel variant.
@@ -42,15 +63,72 @@ pub struct KernelInfo {
     pub score_bits: u32,
 }
 
-/// Every kernel variant, in `warpsw kernels` order.
-pub const KERNELS: &[KernelInfo] = &[KernelInfo {
-    kernel: Kernel::Simt,
-    name: "simt",
-    symbol: "sw_simt_i32",
-    seed: "SW-CUDA (Manavski 2008), CUDASW++ 2.0 optimized SIMT (Liu 2010)",
-    mapping: "one thread per database sequence, 32-row query strip in registers",
-    score_bits: 32,
-}];
+/// Every kernel variant, in `warpsw kernels` order. The plain names
+/// "striped" and "partitioned" are the paper's configurations: the whole warp
+/// as the vector for the basic vectorized kernel (the paper's `__all` vote
+/// spans a warp), `PL = 256`, `VL = 16` for the partitioned one.
+pub const KERNELS: &[KernelInfo] = &[
+    KernelInfo {
+        kernel: Kernel::Simt,
+        name: "simt",
+        symbol: "sw_simt_i32",
+        seed: "SW-CUDA (Manavski 2008), CUDASW++ 2.0 optimized SIMT (Liu 2010)",
+        mapping: "one thread per database sequence, 32-row query strip in registers",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Striped { vl: 32 },
+        name: "striped",
+        symbol: "sw_striped_vl32",
+        seed: "CUDASW++ 2.0 basic vectorized (Liu 2010), Farrar striped (2007)",
+        mapping: "persistent warps, one 32-lane vector per database sequence, column in global memory",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Striped { vl: 16 },
+        name: "striped-vl16",
+        symbol: "sw_striped_vl16",
+        seed: "CUDASW++ 2.0 basic vectorized (Liu 2010), Farrar striped (2007)",
+        mapping: "persistent half-warps, one 16-lane vector per database sequence, column in global memory",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Partitioned { vl: 16, pl: 256 },
+        name: "partitioned",
+        symbol: "sw_partitioned_vl16_pl256",
+        seed: "CUDASW++ 2.0 partitioned vectorized (Liu 2010)",
+        mapping: "one 16-lane half-warp per database sequence, 256-row partitions in registers",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Partitioned { vl: 32, pl: 512 },
+        name: "partitioned-vl32-pl512",
+        symbol: "sw_partitioned_vl32_pl512",
+        seed: "CUDASW++ 2.0 partitioned vectorized (Liu 2010)",
+        mapping: "one warp per database sequence, 512-row partitions in registers",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Parallelogram {
+            shared_memory: false,
+        },
+        name: "parallelogram",
+        symbol: "sw_parallelogram_shfl",
+        seed: "NESW (Dohi 2010)",
+        mapping: "one warp per database sequence, lane = query row, anti-diagonal sweep, hand-off by shuffles",
+        score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::Parallelogram {
+            shared_memory: true,
+        },
+        name: "parallelogram-smem",
+        symbol: "sw_parallelogram_smem",
+        seed: "NESW (Dohi 2010)",
+        mapping: "as parallelogram, hand-off through shared memory (NESW Fig. 5 (d))",
+        score_bits: 32,
+    },
+];
 
 impl Kernel {
     /// This kernel's row of [`KERNELS`].

@@ -1,0 +1,178 @@
+//! The vector kernels (`striped`, `partitioned`, `parallelogram`) under host emulation against
+//! the scalar reference: every GPU instantiation (VL 16/32, PL 256/512) plus
+//! small ones (VL 4, PL 16) that cross lane and partition boundaries often.
+
+use gpu_kernels::vector::HostVector;
+use host::alphabet::X_CODE;
+use host::db::{ChunkLimits, PackedChunk, plan_chunks};
+use host::engine::cpu::{run_parallelogram_chunk, run_partitioned_chunk, run_striped_chunk};
+use host::matrix::ScoreMatrix;
+use host::profile::{partitioned_profile, sequential_profile, striped_profile};
+use host::reference::local_score;
+use host::scoring::GapPenalty;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::hay;
+
+type Runner = fn(&PackedChunk, &[u8], &ScoreMatrix, GapPenalty) -> Vec<i32>;
+
+fn striped<const VL: usize>(c: &PackedChunk, q: &[u8], m: &ScoreMatrix, g: GapPenalty) -> Vec<i32> {
+    run_striped_chunk::<HostVector<VL>>(c, &striped_profile(q, m, VL), g.kernel_gaps())
+}
+
+fn partitioned<const VL: usize, const SEGS: usize>(
+    c: &PackedChunk,
+    q: &[u8],
+    m: &ScoreMatrix,
+    g: GapPenalty,
+) -> Vec<i32> {
+    let profile = partitioned_profile(q, m, VL, SEGS * VL);
+    run_partitioned_chunk::<HostVector<VL>, SEGS>(c, &profile, g.kernel_gaps())
+}
+
+fn parallelogram<const SHARED_MEMORY: bool>(
+    c: &PackedChunk,
+    q: &[u8],
+    m: &ScoreMatrix,
+    g: GapPenalty,
+) -> Vec<i32> {
+    run_parallelogram_chunk(c, &sequential_profile(q, m), g.kernel_gaps(), SHARED_MEMORY)
+}
+
+/// Every instantiation: name and emulated launch.
+const KERNELS: [(&str, Runner); 9] = [
+    ("sw_striped_vl16", striped::<16>),
+    ("sw_striped_vl32", striped::<32>),
+    ("striped vl4", striped::<4>),
+    ("sw_partitioned_vl16_pl256", partitioned::<16, 16>),
+    ("sw_partitioned_vl32_pl512", partitioned::<32, 16>),
+    ("partitioned vl4 pl16", partitioned::<4, 4>),
+    ("partitioned vl8 pl64", partitioned::<8, 8>),
+    ("sw_parallelogram_shfl", parallelogram::<false>),
+    ("sw_parallelogram_smem", parallelogram::<true>),
+];
+
+/// Gap settings: BLOSUM62's usual, free opens and cheap gaps (long lazy-F
+/// runs), expensive gaps, no extension cost.
+const GAPS: [(i32, i32); 5] = [(11, 1), (0, 1), (1, 1), (20, 5), (3, 0)];
+
+/// Checks every kernel on `query` against every sequence of `seqs`, in
+/// chunks of `threads` sequences. Returns the number of pairs checked.
+fn check(query: &[u8], seqs: &[Vec<u8>], (open, extend): (i32, i32), threads: usize) -> usize {
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let gaps = GapPenalty::new(open, extend).unwrap();
+    let db = hay::database(seqs.to_vec());
+    let want: Vec<i32> = (0..db.len())
+        .map(|i| local_score(query, db.sequence(i), &matrix, gaps))
+        .collect();
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let chunks: Vec<PackedChunk> = plan_chunks(&lengths, limits)
+        .into_iter()
+        .map(|r| PackedChunk::pack(&db, r))
+        .collect();
+    std::thread::scope(|scope| {
+        for (name, run) in KERNELS {
+            let (chunks, want, db, matrix) = (&chunks, &want, &db, &matrix);
+            scope.spawn(move || {
+                let got: Vec<i32> = chunks
+                    .iter()
+                    .flat_map(|c| run(c, query, matrix, gaps))
+                    .collect();
+                for i in 0..db.len() {
+                    assert_eq!(
+                        got[i],
+                        want[i],
+                        "{name}: gaps {open}/{extend}, query length {}, target length {}",
+                        query.len(),
+                        db.length(i)
+                    );
+                }
+            });
+        }
+    });
+    db.len()
+}
+
+fn random_codes(rng: &mut StdRng, len: usize) -> Vec<u8> {
+    hay::random_codes(rng, len, true)
+}
+
+/// A copy of `seq` with substitutions, deletions and insertions, so that
+/// the best alignments have long gaps.
+fn mutate(rng: &mut StdRng, seq: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &c in seq {
+        match rng.random_range(0..20) {
+            0 => {}
+            1 => out.extend((0..rng.random_range(1..12)).map(|_| rng.random_range(0..20u8))),
+            2 => out.push(rng.random_range(0..20)),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn vector_kernels_match_the_oracle_on_random_pairs() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut pairs = 0;
+    for (g, &gaps) in GAPS.iter().enumerate() {
+        for q in 0..3 {
+            let query_len = rng.random_range(0..=600);
+            let query = random_codes(&mut rng, query_len);
+            let seqs: Vec<Vec<u8>> = (0..160)
+                .map(|i| {
+                    if i % 4 == 0 {
+                        mutate(&mut rng, &query)
+                    } else {
+                        let len = rng.random_range(0..=600);
+                        random_codes(&mut rng, len)
+                    }
+                })
+                .collect();
+            pairs += check(&query, &seqs, gaps, [7, 16, 64][(g + q) % 3]);
+        }
+    }
+    assert!(pairs >= 2000);
+}
+
+#[test]
+fn vector_kernels_on_adversarial_inputs() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let x = X_CODE;
+    let base = random_codes(&mut rng, 700);
+    let targets = vec![
+        vec![],
+        vec![base[0]],
+        base[..15].to_vec(),
+        base.clone(),
+        mutate(&mut rng, &base),
+        vec![x; 300],
+        vec![17; 40], // all W
+    ];
+    // Empty, length 1, shorter than VL, not a multiple of VL or PL, a whole
+    // number of partitions, all-X.
+    for query_len in [0, 1, 3, 15, 17, 31, 33, 255, 256, 257, 512, 513, 700] {
+        for gaps in [(11, 1), (0, 1), (1, 1), (20, 5)] {
+            check(&base[..query_len], &targets, gaps, 3);
+        }
+    }
+    for gaps in [(11, 1), (0, 1)] {
+        check(&[x; 77], &targets, gaps, 4);
+        check(&[17; 40], &targets, gaps, 4);
+    }
+}
+
+#[test]
+fn vector_kernels_score_beyond_16_bits() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let long: Vec<u8> = (0..6500).map(|_| rng.random_range(0..20)).collect();
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    assert!(local_score(&long, &long, &matrix, GapPenalty::new(11, 1).unwrap()) > 32767);
+    check(&long, &[long.clone(), long[..5000].to_vec()], (11, 1), 2);
+}
