@@ -95,6 +95,46 @@ pub struct SimtParams {
     pub gaps: Gaps,
 }
 
+/// Defines a GPU entry point whose arguments are [`SimtParams`]' fields one
+/// by one (gaps as `first`, `extend`), and runs `$body` with them assembled
+/// as `$p`. Pointers passed directly as kernel arguments are known to point
+/// to global memory, so the compiler emits `ld.global` (and vector loads)
+/// instead of generic loads — which it cannot do through a by-value struct.
+macro_rules! chunk_kernel {
+    ($(#[$meta:meta])* fn $name:ident(|$p:ident| $body:block)) => {
+        $(#[$meta])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            profile: *const u32,
+            residues: *const u32,
+            lengths: *const u32,
+            row_buffer: *mut [i32; 2],
+            scores: *mut i32,
+            query_words: u32,
+            threads: u32,
+            gap_first: i32,
+            gap_extend: i32,
+        ) {
+            let $p = $crate::layout::SimtParams {
+                profile,
+                residues,
+                lengths,
+                row_buffer,
+                scores,
+                query_words,
+                threads,
+                gaps: $crate::recurrence::Gaps {
+                    first: gap_first,
+                    extend: gap_extend,
+                },
+            };
+            $body
+        }
+    };
+}
+pub(crate) use chunk_kernel;
+
 /// [`TracebackParams::mode`]: Smith–Waterman (local).
 pub const MODE_LOCAL: u32 = 0;
 /// [`TracebackParams::mode`]: Needleman–Wunsch (global, end gaps charged).

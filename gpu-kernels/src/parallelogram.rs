@@ -198,106 +198,35 @@ pub unsafe fn align_sequence<V: Vector, H: Handoff<V>>(p: &SimtParams, t: u32, h
     V::once(|| *p.scores.add(t) = best);
 }
 
-/// Builds the parameter block of the two entry points.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn params(
-    profile: *const u32,
-    residues: *const u32,
-    lengths: *const u32,
-    row_buffer: *mut [i32; 2],
-    scores: *mut i32,
-    query_words: u32,
-    threads: u32,
-    gap_first: i32,
-    gap_extend: i32,
-) -> SimtParams {
-    SimtParams {
-        profile,
-        residues,
-        lengths,
-        row_buffer,
-        scores,
-        query_words,
-        threads,
-        gaps: Gaps {
-            first: gap_first,
-            extend: gap_extend,
-        },
-    }
+crate::layout::chunk_kernel! {
+    /// GPU entry point, shuffle hand-off: one warp per sequence of the chunk,
+    /// arguments [`SimtParams`]' fields as for `sw_simt_i32`.
+    ///
+    /// # Safety
+    /// [`align_sequence`]'s duties for every `t < threads`; blocks a multiple
+    /// of 32 threads; at least `32 * threads` threads.
+    fn sw_parallelogram_shfl(|p| {
+        let t = crate::warp::global_thread_index() / BAND as u32;
+        if t < p.threads {
+            align_sequence::<crate::vector::WarpVector<32>, _>(&p, t, &mut Shuffles);
+        }
+    })
 }
 
-/// GPU entry point, shuffle hand-off: one warp per sequence of the chunk.
-/// Arguments are [`SimtParams`]' fields, as for `sw_simt_i32`.
-///
-/// # Safety
-/// [`align_sequence`]'s duties for every `t < threads`; blocks a multiple of
-/// 32 threads; at least `32 * threads` threads.
-#[cfg(target_arch = "nvptx64")]
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sw_parallelogram_shfl(
-    profile: *const u32,
-    residues: *const u32,
-    lengths: *const u32,
-    row_buffer: *mut [i32; 2],
-    scores: *mut i32,
-    query_words: u32,
-    threads: u32,
-    gap_first: i32,
-    gap_extend: i32,
-) {
-    let p = params(
-        profile,
-        residues,
-        lengths,
-        row_buffer,
-        scores,
-        query_words,
-        threads,
-        gap_first,
-        gap_extend,
-    );
-    let t = crate::warp::global_thread_index() / BAND as u32;
-    if t < p.threads {
-        align_sequence::<crate::vector::WarpVector<32>, _>(&p, t, &mut Shuffles);
-    }
-}
-
-/// GPU entry point, shared-memory hand-off (NESW Figure 5 (d)). Arguments as
-/// [`sw_parallelogram_shfl`].
-///
-/// # Safety
-/// As [`sw_parallelogram_shfl`], plus [`SMEM_BYTES_PER_WARP`] bytes of
-/// dynamic shared memory per warp of the block.
-#[cfg(target_arch = "nvptx64")]
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sw_parallelogram_smem(
-    profile: *const u32,
-    residues: *const u32,
-    lengths: *const u32,
-    row_buffer: *mut [i32; 2],
-    scores: *mut i32,
-    query_words: u32,
-    threads: u32,
-    gap_first: i32,
-    gap_extend: i32,
-) {
-    let p = params(
-        profile,
-        residues,
-        lengths,
-        row_buffer,
-        scores,
-        query_words,
-        threads,
-        gap_first,
-        gap_extend,
-    );
-    let t = crate::warp::global_thread_index() / BAND as u32;
-    if t < p.threads {
-        let warp_in_block = core::arch::nvptx::_thread_idx_x() as usize / BAND;
-        let shared = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<i32>();
-        let mut handoff = SharedMemory::new(shared.add(warp_in_block * 2 * BAND));
-        align_sequence::<crate::vector::WarpVector<32>, _>(&p, t, &mut handoff);
-    }
+crate::layout::chunk_kernel! {
+    /// GPU entry point, shared-memory hand-off (NESW Figure 5 (d)); arguments
+    /// as `sw_parallelogram_shfl`.
+    ///
+    /// # Safety
+    /// As `sw_parallelogram_shfl`, plus [`SMEM_BYTES_PER_WARP`] bytes of
+    /// dynamic shared memory per warp of the block.
+    fn sw_parallelogram_smem(|p| {
+        let t = crate::warp::global_thread_index() / BAND as u32;
+        if t < p.threads {
+            let warp_in_block = core::arch::nvptx::_thread_idx_x() as usize / BAND;
+            let shared = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<i32>();
+            let mut handoff = SharedMemory::new(shared.add(warp_in_block * 2 * BAND));
+            align_sequence::<crate::vector::WarpVector<32>, _>(&p, t, &mut handoff);
+        }
+    })
 }

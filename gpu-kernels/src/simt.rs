@@ -124,42 +124,16 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
     *p.scores.add(t) = best;
 }
 
-/// GPU entry point: one thread per sequence of the chunk.
-///
-/// Takes [`SimtParams`]' fields one by one: pointers passed directly as
-/// kernel arguments are known to point to global memory, so the compiler
-/// emits `ld.global` (and 128-bit loads) instead of generic loads.
-///
-/// # Safety
-/// The duties of [`align_sequence`] for every `t < threads`; any block size.
-#[cfg(target_arch = "nvptx64")]
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sw_simt_i32(
-    profile: *const u32,
-    residues: *const u32,
-    lengths: *const u32,
-    row_buffer: *mut [i32; 2],
-    scores: *mut i32,
-    query_words: u32,
-    threads: u32,
-    gap_first: i32,
-    gap_extend: i32,
-) {
-    let p = SimtParams {
-        profile,
-        residues,
-        lengths,
-        row_buffer,
-        scores,
-        query_words,
-        threads,
-        gaps: crate::recurrence::Gaps {
-            first: gap_first,
-            extend: gap_extend,
-        },
-    };
-    let t = crate::warp::global_thread_index();
-    if t < p.threads {
-        align_sequence(&p, t);
-    }
+crate::layout::chunk_kernel! {
+    /// GPU entry point: one thread per sequence of the chunk, arguments
+    /// [`SimtParams`]' fields (see `layout::chunk_kernel`).
+    ///
+    /// # Safety
+    /// The duties of [`align_sequence`] for every `t < threads`; any block size.
+    fn sw_simt_i32(|p| {
+        let t = crate::warp::global_thread_index();
+        if t < p.threads {
+            align_sequence(&p, t);
+        }
+    })
 }
