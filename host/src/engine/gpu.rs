@@ -240,6 +240,9 @@ impl GpuEngine {
         let started = Instant::now();
         let mut chunks = Vec::with_capacity(plan.len());
         let mut row_buffer_pairs = 1;
+        // A chunk of empty sequences has no words, and the driver refuses
+        // empty allocations: such a chunk keeps one pad word.
+        let pad_word = [u32::from_le_bytes([gpu_kernels::layout::PAD_CODE; 4])];
         for range in plan {
             let packed = PackedChunk::pack(db, range.clone());
             row_buffer_pairs =
@@ -248,7 +251,10 @@ impl GpuEngine {
                 range: packed.range.clone(),
                 words_per_sequence: packed.words_per_sequence,
                 residues: stream
-                    .clone_htod(&packed.words)
+                    .clone_htod(match packed.words.is_empty() {
+                        true => &pad_word[..],
+                        false => &packed.words[..],
+                    })
                     .map_err(stage("uploading the database"))?,
                 lengths: stream
                     .clone_htod(&packed.lengths)
@@ -407,7 +413,7 @@ impl GpuEngine {
     /// An error unless the chunk's buffers have the sizes a kernel's
     /// `# Safety` section requires (`sizes_ok` says whether they do).
     fn check_sizes(&self, sizes_ok: bool, chunk: &DeviceChunk) -> Result<()> {
-        let common = chunk.residues.len() == chunk.words_per_sequence * chunk.range.len()
+        let common = chunk.residues.len() >= chunk.words_per_sequence * chunk.range.len()
             && chunk.lengths.len() == chunk.range.len()
             && chunk.range.end <= self.scores.len();
         if sizes_ok && common {
