@@ -39,7 +39,7 @@ step_bench() {
 step_striped() {
     echo "== every kernel on the 20,000-sequence UniProt DB (the striped kernel is too slow for the 570k DB)"
     if ./warpsw bench --query queries.fasta --db uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 \
-        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem --device gpu --warmup 1 --repeat 3 \
+        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto --device gpu --warmup 1 --repeat 3 \
         --csv "$out/bench_uniprot_raw.csv" 2>&1 | tee "$out/bench_uniprot.log"; then
         summary+=("bench uniprot20k: $(grep -E '^overall' "$out/bench_uniprot.log")")
     else

@@ -29,7 +29,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let kernels: Vec<Kernel> = args
         .kernels
         .iter()
-        .map(|k| parse_kernel(k))
+        .map(|k| parse_kernel(k, args.auto_threshold))
         .collect::<Result<_, _>>()?;
     let queries = load_queries(&args.query)?;
     let db = Arc::new(load_db(&args.db)?);

@@ -129,9 +129,13 @@ pub struct SearchArgs {
     /// Hits reported per query.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
-    /// Kernel variant (see `warpsw kernels`).
+    /// Kernel variant (see `warpsw kernels`), or `auto`: sequences longer
+    /// than --auto-threshold to `parallelogram`, the rest to `simt`.
     #[arg(long, default_value = "simt")]
     pub kernel: String,
+    /// With `--kernel auto`: the longest sequence (residues) `simt` aligns.
+    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
+    pub auto_threshold: u32,
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Output format.
@@ -173,9 +177,12 @@ pub struct BenchArgs {
     pub db: PathBuf,
     #[command(flatten)]
     pub scoring: ScoringArgs,
-    /// Kernels to time, comma separated.
+    /// Kernels to time, comma separated (`auto` included).
     #[arg(long, default_value = "simt", value_delimiter = ',')]
     pub kernels: Vec<String>,
+    /// With `auto`: the longest sequence (residues) `simt` aligns.
+    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
+    pub auto_threshold: u32,
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Untimed runs per query and kernel before timing.
@@ -204,9 +211,14 @@ pub struct MakedbArgs {
     pub out: PathBuf,
 }
 
-/// Parses `--kernel` / `--kernels` values.
-pub fn parse_kernel(name: &str) -> anyhow::Result<Kernel> {
-    Ok(name.parse::<Kernel>()?)
+/// Parses `--kernel` / `--kernels` values; `auto` takes `auto_threshold`.
+pub fn parse_kernel(name: &str, auto_threshold: u32) -> anyhow::Result<Kernel> {
+    Ok(match name.parse::<Kernel>()? {
+        Kernel::Auto { .. } => Kernel::Auto {
+            threshold: auto_threshold,
+        },
+        kernel => kernel,
+    })
 }
 
 /// `warpsw kernels`: the `KERNELS` table.

@@ -129,6 +129,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         },
         top: 10,
         kernel: "simt".into(),
+        auto_threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
         placement: PlacementArgs {
             device: args.device,
             devices: "all".into(),

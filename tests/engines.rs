@@ -12,8 +12,8 @@ use crate::hay;
 /// Every kernel on the CPU engine equals the reference for every sequence.
 pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scoring: &Scoring) {
     let db = Arc::new(hay::database(db_seqs));
-    for info in KERNELS {
-        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), info.kernel);
+    for kernel in hay::kernels_and_auto() {
+        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), kernel);
         let scores = engine.score_all(query).unwrap();
         assert_eq!(scores.len(), db.len());
         for (i, &got) in scores.iter().enumerate() {
@@ -22,7 +22,7 @@ pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scor
                 got,
                 want,
                 "kernel {}, matrix {}, gaps {:?}, query len {}, target len {}",
-                info.name,
+                kernel,
                 scoring.matrix.name(),
                 scoring.gaps,
                 query.len(),
@@ -122,4 +122,22 @@ fn every_kernel_has_a_cpu_path() {
         let parsed: Kernel = info.name.parse().unwrap();
         assert_eq!(parsed, info.kernel);
     }
+}
+
+#[test]
+fn auto_parses_with_the_default_threshold_and_splits_by_length() {
+    let auto: Kernel = "auto".parse().unwrap();
+    assert_eq!(
+        auto,
+        Kernel::Auto {
+            threshold: host::engine::DEFAULT_AUTO_THRESHOLD
+        }
+    );
+    assert_eq!(
+        auto.for_longest(40_000),
+        Kernel::Parallelogram {
+            shared_memory: false
+        }
+    );
+    assert_eq!(auto.for_longest(300), Kernel::Simt);
 }

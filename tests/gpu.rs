@@ -2,8 +2,8 @@
 //! GPU machine with `--ignored` (scripts/gpu.sh packages this binary).
 
 use host::db::Database;
+use host::engine::Engine;
 use host::engine::gpu::GpuEngine;
-use host::engine::{Engine, KERNELS};
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
 use rayon::prelude::*;
@@ -14,8 +14,8 @@ use crate::hay;
 /// returns the number of pairs compared.
 fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
     let mut pairs = 0;
-    for info in KERNELS {
-        let mut engine = GpuEngine::new(0, db, scoring.clone(), info.kernel).expect("GPU 0 opens");
+    for kernel in hay::kernels_and_auto() {
+        let mut engine = GpuEngine::new(0, db, scoring.clone(), kernel).expect("GPU 0 opens");
         for query in queries {
             let got = engine.score_all(query).expect("the kernel runs");
             let mismatches: Vec<usize> = (0..db.len())
@@ -27,7 +27,7 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
             assert!(
                 mismatches.is_empty(),
                 "{} on the GPU: {} mismatches of {} (matrix {}, gaps {:?}, query length {}); first at target length {}",
-                info.name,
+                kernel,
                 mismatches.len(),
                 db.len(),
                 scoring.matrix.name(),

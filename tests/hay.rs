@@ -90,3 +90,11 @@ pub fn records(seqs: Vec<Vec<u8>>) -> Vec<host::fasta::Record> {
 pub fn database(seqs: Vec<Vec<u8>>) -> host::db::Database {
     host::db::Database::from_records(records(seqs))
 }
+
+/// Every kernel of `KERNELS`, and `auto` with a threshold low enough that
+/// both of its stages run on the test databases.
+pub fn kernels_and_auto() -> Vec<host::engine::Kernel> {
+    let mut kernels: Vec<_> = host::engine::KERNELS.iter().map(|k| k.kernel).collect();
+    kernels.push(host::engine::Kernel::Auto { threshold: 300 });
+    kernels
+}

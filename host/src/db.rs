@@ -195,6 +195,30 @@ pub fn plan_chunks(sorted_lengths: &[usize], limits: ChunkLimits) -> Vec<Range<u
     chunks
 }
 
+/// [`plan_chunks`], with no chunk holding sequences on both sides of
+/// `threshold` residues (for the two-stage `auto` kernel).
+///
+/// ```
+/// use host::db::{plan_chunks_split, ChunkLimits};
+/// let limits = ChunkLimits { max_sequences: 10, max_bytes: usize::MAX };
+/// assert_eq!(plan_chunks_split(&[9, 7, 7, 3, 1], limits, 5), vec![0..3, 3..5]);
+/// ```
+pub fn plan_chunks_split(
+    sorted_lengths: &[usize],
+    limits: ChunkLimits,
+    threshold: usize,
+) -> Vec<Range<usize>> {
+    let long = sorted_lengths.partition_point(|&len| len > threshold);
+    let shift = |r: Range<usize>| r.start + long..r.end + long;
+    let mut plan = plan_chunks(&sorted_lengths[..long], limits);
+    plan.extend(
+        plan_chunks(&sorted_lengths[long..], limits)
+            .into_iter()
+            .map(shift),
+    );
+    plan
+}
+
 /// One chunk's sequences packed four residues per word, interleaved by
 /// thread (see `gpu_kernels::layout`).
 #[derive(Clone, Debug)]
@@ -240,6 +264,12 @@ impl PackedChunk {
     /// Number of sequences.
     pub fn sequences(&self) -> usize {
         self.range.len()
+    }
+
+    /// Length of the chunk's longest sequence (its first: the database is
+    /// sorted longest first).
+    pub fn longest(&self) -> usize {
+        self.lengths.iter().copied().max().unwrap_or(0) as usize
     }
 
     /// Residues of the chunk's sequences.

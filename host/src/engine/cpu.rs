@@ -63,7 +63,7 @@ impl Engine for CpuEngine {
         let gaps = self.scoring.gaps.kernel_gaps();
         let kernel = self.kernel;
         let (words, bytes) = match kernel {
-            Kernel::Simt | Kernel::Parallelogram { .. } => {
+            Kernel::Simt | Kernel::Parallelogram { .. } | Kernel::Auto { .. } => {
                 (sequential_profile(query, matrix), Vec::new())
             }
             Kernel::Striped { vl } => (Vec::new(), striped_profile(query, matrix, vl as usize)),
@@ -75,7 +75,7 @@ impl Engine for CpuEngine {
         let per_chunk: Vec<Vec<i32>> = self
             .chunks
             .par_iter()
-            .map(|chunk| match kernel {
+            .map(|chunk| match kernel.for_longest(chunk.longest()) {
                 Kernel::Simt => run_simt_chunk(chunk, &words, gaps),
                 Kernel::Parallelogram { shared_memory } => {
                     run_parallelogram_chunk(chunk, &words, gaps, shared_memory)

@@ -17,7 +17,7 @@ use gpu_kernels::layout::{NUM_CODES, PartitionedParams, StripedParams};
 use gpu_kernels::{parallelogram, simt};
 
 use super::{Engine, Kernel};
-use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
+use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks, plan_chunks_split};
 use crate::error::{Error, Result};
 use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
 use crate::scoring::Scoring;
@@ -107,6 +107,8 @@ pub struct KernelResources {
 /// One chunk of the database, resident on the device.
 struct DeviceChunk {
     range: Range<usize>,
+    /// Residues of the chunk's longest sequence.
+    longest: usize,
     words_per_sequence: usize,
     residues: CudaSlice<u32>,
     lengths: CudaSlice<u32>,
@@ -197,7 +199,13 @@ impl GpuEngine {
         kernel: Kernel,
     ) -> Result<GpuEngine> {
         let limits = chunk_limits(db, free_memory(ordinal)?)?;
-        let plan = plan_chunks(&sorted_lengths(db), limits);
+        let plan = match kernel {
+            // Each stage gets chunks of its own sequences only.
+            Kernel::Auto { threshold } => {
+                plan_chunks_split(&sorted_lengths(db), limits, threshold as usize)
+            }
+            _ => plan_chunks(&sorted_lengths(db), limits),
+        };
         GpuEngine::with_plan(ordinal, db, scoring, kernel, &plan)
     }
 
@@ -249,6 +257,7 @@ impl GpuEngine {
                 row_buffer_pairs.max(packed.words_per_sequence * 4 * packed.sequences());
             chunks.push(DeviceChunk {
                 range: packed.range.clone(),
+                longest: packed.longest(),
                 words_per_sequence: packed.words_per_sequence,
                 residues: stream
                     .clone_htod(match packed.words.is_empty() {
@@ -311,7 +320,7 @@ impl GpuEngine {
 
     /// Registers and local memory of `kernel`'s entry point on this device.
     pub fn resources(&self, kernel: Kernel) -> Result<KernelResources> {
-        let f = self.function(kernel);
+        let f = self.function(kernel.info().kernel);
         let stage = self.error("reading kernel attributes");
         Ok(KernelResources {
             registers: f.num_regs().map_err(&stage)?,
@@ -346,7 +355,7 @@ impl GpuEngine {
         let matrix = &self.scoring.matrix;
         let upload = self.error("uploading the query profile");
         self.query = match self.kernel {
-            Kernel::Simt | Kernel::Parallelogram { .. } => {
+            Kernel::Simt | Kernel::Parallelogram { .. } | Kernel::Auto { .. } => {
                 let profile = sequential_profile(query, matrix);
                 DeviceQuery::Sequential {
                     query_words: profile.len() / NUM_CODES,
@@ -382,7 +391,10 @@ impl GpuEngine {
                     query_words,
                 },
                 kernel,
-            ) => self.launch_sequential(profile, *query_words, chunk, kernel),
+            ) => {
+                let kernel = kernel.for_longest(chunk.longest);
+                self.launch_sequential(profile, *query_words, chunk, kernel)
+            }
             (DeviceQuery::Striped { profile, segments }, Kernel::Striped { vl }) => {
                 self.launch_striped(profile, *segments, vl as usize, chunk)
             }

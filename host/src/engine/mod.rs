@@ -44,7 +44,21 @@ pub enum Kernel {
         /// (d)) instead of warp shuffles.
         shared_memory: bool,
     },
+    /// Two stages (CUDASW++'s inter-task and intra-task stages): chunks of
+    /// sequences longer than `threshold` go to `parallelogram` (one warp per
+    /// sequence), the rest to `simt` (one thread per sequence). Not a kernel
+    /// of its own, so it has no [`KERNELS`] row.
+    Auto {
+        /// Longest sequence (residues) still aligned by `simt`.
+        threshold: u32,
+    },
 }
+
+/// `--auto-threshold`'s default. Not yet chosen by measurement on a GPU:
+/// a sequence of 3072 residues keeps a `simt` thread busy about ten times as
+/// long as Swiss-Prot's mean length, which is where the inter-task stage's
+/// tail starts to dominate.
+pub const DEFAULT_AUTO_THRESHOLD: u32 = 3072;
 
 /// What `warpsw kernels` lists about a kernel variant.
 #[derive(Clone, Copy, Debug)]
@@ -131,24 +145,61 @@ pub const KERNELS: &[KernelInfo] = &[
 ];
 
 impl Kernel {
-    /// This kernel's row of [`KERNELS`].
+    /// This kernel's row of [`KERNELS`] (`Auto`: the row of its first stage).
     pub fn info(self) -> &'static KernelInfo {
+        let kernel = match self {
+            Kernel::Auto { .. } => Kernel::Simt,
+            k => k,
+        };
         KERNELS
             .iter()
-            .find(|k| k.kernel == self)
+            .find(|k| k.kernel == kernel)
             .expect("every kernel has a KERNELS row")
+    }
+
+    /// The kernel that runs a chunk whose longest sequence has `longest`
+    /// residues: `Auto` picks its stage, every other kernel is itself.
+    ///
+    /// ```
+    /// use host::engine::Kernel;
+    /// let auto = Kernel::Auto { threshold: 100 };
+    /// assert_eq!(auto.for_longest(100), Kernel::Simt);
+    /// assert_eq!(auto.for_longest(101), Kernel::Parallelogram { shared_memory: false });
+    /// assert_eq!(Kernel::Simt.for_longest(10_000), Kernel::Simt);
+    /// ```
+    pub fn for_longest(self, longest: usize) -> Kernel {
+        match self {
+            Kernel::Auto { threshold } if longest > threshold as usize => Kernel::Parallelogram {
+                shared_memory: false,
+            },
+            Kernel::Auto { .. } => Kernel::Simt,
+            k => k,
+        }
     }
 }
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.info().name)
+        match self {
+            Kernel::Auto { threshold } => {
+                write!(
+                    f,
+                    "auto (simt up to {threshold} residues, parallelogram above)"
+                )
+            }
+            k => f.write_str(k.info().name),
+        }
     }
 }
 
 impl FromStr for Kernel {
     type Err = Error;
     fn from_str(s: &str) -> Result<Kernel> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(Kernel::Auto {
+                threshold: DEFAULT_AUTO_THRESHOLD,
+            });
+        }
         KERNELS
             .iter()
             .find(|k| k.name.eq_ignore_ascii_case(s))
@@ -156,7 +207,7 @@ impl FromStr for Kernel {
             .ok_or_else(|| {
                 let known: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
                 Error::InvalidArgument(format!(
-                    "unknown kernel '{s}'; kernels: {}",
+                    "unknown kernel '{s}'; kernels: auto, {}",
                     known.join(", ")
                 ))
             })
