@@ -1,22 +1,9 @@
 //! The `warpsw` binary end to end, on the CPU.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::hay;
-
-fn warpsw(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(args)
-        .output()
-        .expect("the warpsw binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
+use crate::hay::{self, warpsw, write};
 
 /// `warpsw search -q query -d db --device cpu extra…`.
 fn search_cpu(query: &Path, db: &Path, extra: &[&str]) -> Output {

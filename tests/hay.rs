@@ -98,3 +98,18 @@ pub fn kernels_and_auto() -> Vec<host::engine::Kernel> {
     kernels.push(host::engine::Kernel::Auto { threshold: 300 });
     kernels
 }
+
+/// Runs the `warpsw` binary with `args`.
+pub fn warpsw(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(args)
+        .output()
+        .expect("the warpsw binary runs")
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}

@@ -1,8 +1,7 @@
 //! Alignments with traceback (seed 003's kernels on the host) against the
 //! scalar reference, and the `align`/`allpairs` commands end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use host::alphabet::encode_all;
 use host::matrix::ScoreMatrix;
@@ -12,7 +11,7 @@ use host::traceback::{Alignment, align, align_pairs, check_alignment};
 use proptest::prelude::*;
 use rand::Rng;
 
-use crate::hay;
+use crate::hay::{self, warpsw, write};
 
 /// The traceback brief's gap settings.
 const GAPS: [(i32, i32); 5] = [(11, 1), (0, 1), (20, 5), (10, 2), (1, 1)];
@@ -165,19 +164,6 @@ proptest! {
 }
 
 // ---- CLI ----
-
-fn warpsw(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(args)
-        .output()
-        .expect("the warpsw binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 fn stdout(o: &Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
