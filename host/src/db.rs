@@ -279,10 +279,11 @@ impl PackedChunk {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn record(id: &str, codes: &[u8]) -> Record {
+    /// A record with an empty description (also used by `dbfile`'s tests).
+    pub(crate) fn record(id: &str, codes: &[u8]) -> Record {
         Record {
             id: id.into(),
             description: String::new(),

@@ -521,16 +521,9 @@ fn check_permutation(path: &Path, original: &[u32]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::tests::record;
     use crate::fasta::Record;
     use proptest::prelude::*;
-
-    fn record(id: &str, codes: &[u8]) -> Record {
-        Record {
-            id: id.into(),
-            description: String::new(),
-            codes: codes.to_vec(),
-        }
-    }
 
     fn sample() -> Database {
         Database::from_records(vec![

@@ -388,6 +388,27 @@ pub struct WindowOutput {
     pub ops: Vec<u8>,
 }
 
+/// Turns every task of `window` into its pair's [`Alignment`], stored at
+/// the pair's position in `out` (CPU and GPU windows alike).
+pub fn store_window(
+    window: &Window,
+    output: &WindowOutput,
+    pairs: &[(usize, usize)],
+    residues: &Residues,
+    out: &mut [Option<Result<Alignment>>],
+) {
+    for (slot, &k) in window.pair_indices.iter().enumerate() {
+        let (q, t) = pairs[k];
+        out[k] = Some(Ok(finish(
+            window,
+            output,
+            slot,
+            residues.sequence(q),
+            residues.sequence(t),
+        )));
+    }
+}
+
 /// Turns task `k`'s kernel output into an [`Alignment`].
 pub fn finish(
     window: &Window,
@@ -497,16 +518,7 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     }
     for window in &windows {
         let output = run_window_cpu(&residues, &matrix, window, mode, scoring);
-        for (slot, &k) in window.pair_indices.iter().enumerate() {
-            let (q, t) = pairs[k];
-            out[k] = Some(Ok(finish(
-                window,
-                &output,
-                slot,
-                residues.sequence(q),
-                residues.sequence(t),
-            )));
-        }
+        store_window(window, &output, pairs, &residues, &mut out);
     }
     out.into_iter()
         .map(|r| r.expect("every pair is planned or refused"))

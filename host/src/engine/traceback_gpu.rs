@@ -24,8 +24,8 @@ use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
 use crate::traceback::{
-    Alignment, KERNEL_SYMBOLS, Residues, WindowOutput, finish, kernel_matrix, kernel_mode,
-    plan_windows,
+    Alignment, KERNEL_SYMBOLS, Residues, WindowOutput, kernel_matrix, kernel_mode, plan_windows,
+    store_window,
 };
 
 /// Threads per block of both traceback kernels (the paper's 16 × 16).
@@ -157,16 +157,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
                 .map_err(stage("reading a window back"))?,
         };
         stream.synchronize().map_err(stage("finishing a window"))?;
-        for (slot, &k) in window.pair_indices.iter().enumerate() {
-            let (q, t) = pairs[k];
-            out[k] = Some(Ok(finish(
-                window,
-                &output,
-                slot,
-                residues.sequence(q),
-                residues.sequence(t),
-            )));
-        }
+        store_window(window, &output, pairs, &residues, &mut out);
     }
     Ok(out
         .into_iter()
