@@ -1,61 +1,125 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
-# gpu-bundle/ (see scripts/gpu.sh). Steps: tests, bench, hits, striped, traceback, all.
-# Logs and CSV rows go to $OUT (the device tool brings them back).
+# gpu-bundle/ (see scripts/gpu.sh):
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|all]...
+# Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
+# (the device tool brings $OUT back); a summary is printed last.
+# Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
 mkdir -p "$out"
 cd "$here"
+exec > >(tee -a "$out/run.log") 2>&1
 summary=()
 status=0
+csv="$out/bench.csv"
+warmup=${WARMUP:-1}
+repeat=${REPEAT:-3}
 
-step_tests() {
-    echo "== GPU tests: warpsw-tests --ignored"
-    if ./warpsw-tests --ignored --test-threads=1 2>&1 | tee "$out/tests.log"; then
-        summary+=("tests: $(grep -E '^test result' "$out/tests.log" | tail -1)")
+# Records one step's outcome: ok LABEL LINE, or fail LABEL.
+ok() { summary+=("$1: $2"); }
+fail() { summary+=("$1: FAILED"); status=1; }
+
+# The last "overall" line of a bench log.
+overall() { grep -E '^overall' "$1" | tail -1; }
+
+bench() { # LABEL LOG ARGS...: one `warpsw bench`, its table kept in LOG
+    local label=$1 log=$2
+    shift 2
+    if ./warpsw bench --device gpu --check 300 --csv "$csv" "$@" 2>&1 | tee "$log"; then
+        ok "$label" "$(overall "$log")"
     else
-        summary+=("tests: FAILED ($(grep -E '^test result' "$out/tests.log" | tail -1))"); status=1
+        fail "$label"
     fi
 }
 
 synth_db() {
-    [ -f synth570k.fa ] || python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa
+    [ -f synth570k.wsw ] && return
+    python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa
+    ./warpsw makedb synth570k.fa -o synth570k.wsw
 }
 
-step_bench() {
-    synth_db
-    echo "== bench: 20 queries vs synthdb.py --sequences 570000 --seed 1, BLOSUM62 10/1"
-    local kernels=${KERNELS:-simt,partitioned-vl32-pl512,partitioned}
-    if ./warpsw bench --query queries.fasta --db synth570k.fa --gap-open 10 --gap-extend 1 \
-        --kernels "$kernels" --device gpu --warmup 1 --repeat 3 --csv "$out/bench_raw.csv" \
-        2>&1 | tee "$out/bench.log"; then
-        summary+=("bench: $(grep -E '^overall' "$out/bench.log")")
-    else
-        summary+=("bench: FAILED"); status=1
-    fi
+# The standard queries of at least 1000 residues (the gap and long-sequence runs).
+long_queries() {
+    python3 - <<'EOF'
+recs = open("queries.fasta").read().split(">")[1:]
+keep = [r for r in recs if len("".join(r.splitlines()[1:])) >= 1000]
+open("queries_ge1000.fasta", "w").write("".join(">" + r for r in keep))
+EOF
 }
 
-step_striped() {
-    echo "== every kernel on the 20,000-sequence UniProt DB (the striped kernel is too slow for the 570k DB)"
-    if ./warpsw bench --query queries.fasta --db uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 \
-        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto --device gpu --warmup 1 --repeat 3 \
-        --csv "$out/bench_uniprot_raw.csv" 2>&1 | tee "$out/bench_uniprot.log"; then
-        summary+=("bench uniprot20k: $(grep -E '^overall' "$out/bench_uniprot.log")")
+step_tests() {
+    echo "== GPU tests: warpsw-tests --ignored"
+    if ./warpsw-tests --ignored --test-threads=1 2>&1 | tee "$out/tests.log"; then
+        ok tests "$(grep -E '^test result' "$out/tests.log" | tail -1)"
     else
-        summary+=("bench uniprot20k: FAILED"); status=1
+        fail tests
     fi
 }
 
 step_hits() {
     echo "== hits: 20 queries vs the 20,000-sequence UniProt DB, GPU vs CPU top 10"
-    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device gpu -o "$out/hits_gpu.tsv" 2>&1 | tee "$out/hits.log"
-    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o "$out/hits_cpu.tsv" 2>&1 | tee -a "$out/hits.log"
-    if cmp -s "$out/hits_gpu.tsv" "$out/hits_cpu.tsv" && [ -s "$out/hits_gpu.tsv" ]; then
-        summary+=("hits: GPU == CPU ($(($(wc -l < "$out/hits_gpu.tsv") - 1)) rows)")
+    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device gpu -o "$out/hits_gpu.tsv"
+    # The CPU run takes minutes; scripts/gpu.sh bundles it when it was made beforehand.
+    [ -f hits_cpu.tsv ] || ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o hits_cpu.tsv
+    if cmp -s "$out/hits_gpu.tsv" hits_cpu.tsv && [ -s hits_cpu.tsv ]; then
+        ok hits "GPU == CPU ($(($(wc -l < hits_cpu.tsv) - 1)) rows)"
     else
-        summary+=("hits: GPU and CPU DIFFER"); status=1
+        fail hits
     fi
+}
+
+step_bench() {
+    synth_db
+    echo "== bench: 20 queries vs synthdb.py --sequences 570000 --seed 1, BLOSUM62 10/1"
+    bench "bench 570k 10-1k" bench570k.log --query queries.fasta --db synth570k.wsw \
+        --gap-open 10 --gap-extend 1 --warmup "$warmup" --repeat "$repeat" \
+        --kernels "${KERNELS:-simt,partitioned-vl32-pl512,partitioned,parallelogram,auto}"
+}
+
+step_uniprot() {
+    echo "== every kernel on the 20,000-sequence UniProt DB, BLOSUM62 10/1"
+    bench "uniprot20k 10-1k" uniprot.log --query queries.fasta --db uniprot20k.fasta.gz \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat "$repeat" \
+        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto
+}
+
+step_gaps() {
+    synth_db
+    long_queries
+    echo "== gap sensitivity (CUDASW++ 2.0 Tables 1-2): BLOSUM62 10-2k, 20-2k, 40-3k"
+    for gaps in "10 2" "20 2" "40 3"; do
+        set -- $gaps
+        bench "uniprot20k $1-$2k" "gaps_uniprot_$1_$2.log" --query queries.fasta --db uniprot20k.fasta.gz \
+            --gap-open "$1" --gap-extend "$2" --warmup 1 --repeat 1 \
+            --kernels simt,striped,partitioned,partitioned-vl32-pl512
+        bench "570k $1-$2k (queries >= 1000)" "gaps_570k_$1_$2.log" --query queries_ge1000.fasta --db synth570k.wsw \
+            --gap-open "$1" --gap-extend "$2" --warmup 0 --repeat 1 \
+            --kernels partitioned,partitioned-vl32-pl512
+    done
+}
+
+step_long() {
+    synth_db
+    echo "== long sequences: the 570k DB plus 200 sequences of 20,000-35,000 residues"
+    if [ ! -f synth570k_long.wsw ]; then
+        python3 synthdb.py --sequences 200 --mean 27500 --shape 50 --min 20000 --max 35000 --seed 2 \
+            | sed 's/^>synth/>long/' | cat synth570k.fa - > synth570k_long.fa
+        ./warpsw makedb synth570k_long.fa -o synth570k_long.wsw
+    fi
+    python3 - <<'EOF'
+recs = open("queries.fasta").read().split(">")[1:]
+keep = [r for r in recs if len("".join(r.splitlines()[1:])) in (144, 1000, 2504)]
+open("queries_long_run.fasta", "w").write("".join(">" + r for r in keep))
+EOF
+    local common=(--query queries_long_run.fasta --db synth570k_long.wsw --gap-open 10 --gap-extend 1 --warmup 0 --repeat 1)
+    bench "long DB" long.log "${common[@]}" \
+        --kernels simt,partitioned-vl32-pl512,parallelogram,auto --auto-long parallelogram
+    for threshold in 1024 2048 3072 4096 8192; do
+        bench "long DB auto p512 t=$threshold" "long_t$threshold.log" "${common[@]}" \
+            --kernels auto --auto-long partitioned-vl32-pl512 --auto-threshold "$threshold"
+    done
 }
 
 step_traceback() {
@@ -63,16 +127,21 @@ step_traceback() {
     head -n "$(grep -n '^>' allvsall_sprot_4000_len100-500.fasta | sed -n 301p | cut -d: -f1)" \
         allvsall_sprot_4000_len100-500.fasta | sed '$d' > allvsall300.fasta
     local common=(--mode local --matrix blosum50 --gap-open 8 --gap-extend 2)
-    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device gpu -o "$out/tb300_gpu.tsv" 2>&1 | tee "$out/traceback.log"
-    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device cpu -o "$out/tb300_cpu.tsv" 2>&1 | tee -a "$out/traceback.log"
-    if cmp -s "$out/tb300_gpu.tsv" "$out/tb300_cpu.tsv" && [ -s "$out/tb300_gpu.tsv" ]; then
-        summary+=("traceback: GPU == CPU on $(($(wc -l < "$out/tb300_gpu.tsv") - 1)) pairs")
+    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device gpu -o tb300_gpu.tsv
+    ./warpsw allpairs --input allvsall300.fasta "${common[@]}" --device cpu -o tb300_cpu.tsv
+    if cmp -s tb300_gpu.tsv tb300_cpu.tsv && [ -s tb300_gpu.tsv ]; then
+        ok traceback "GPU == CPU on $(($(wc -l < tb300_gpu.tsv) - 1)) pairs"
     else
-        summary+=("traceback: GPU and CPU DIFFER on 300 sequences"); status=1
+        fail traceback
     fi
-    timeout 300 ./warpsw allpairs --input allvsall_sprot_4000_len100-500.fasta "${common[@]}" --device gpu -o /dev/null \
-        2>&1 | tee -a "$out/traceback.log"
-    summary+=("traceback 4000: $(grep -E 'pairs,' "$out/traceback.log" | tail -1)")
+    local started=$SECONDS
+    timeout "${TB_TIMEOUT:-300}" ./warpsw allpairs --input allvsall_sprot_4000_len100-500.fasta "${common[@]}" \
+        --device gpu -o tb4000.tsv 2>&1 | tee tb4000.log
+    ok "traceback 4000" "$(grep -E 'pairs,' tb4000.log | tail -1) (whole command with TSV output: $((SECONDS - started)) s)"
+    echo "== score only: the 4000 sequences as queries against themselves (every ordered pair)"
+    ./warpsw search -q allvsall_sprot_4000_len100-500.fasta -d allvsall_sprot_4000_len100-500.fasta \
+        --matrix blosum50 --gap-open 8 --gap-extend 2 --device gpu --top 1 -o /dev/null 2>&1 | tee scoreonly.log
+    ok "score only 4000x4000" "$(grep -E 'GCUPS' scoreonly.log | tail -1)"
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -80,12 +149,14 @@ echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
     case "$step" in
         tests) step_tests ;;
-        bench) step_bench ;;
         hits) step_hits ;;
+        bench) step_bench ;;
+        uniprot) step_uniprot ;;
+        gaps) step_gaps ;;
+        long) step_long ;;
         traceback) step_traceback ;;
-        striped) step_striped ;;
-        all) step_tests; step_hits; step_bench; step_striped; step_traceback ;;
-        *) echo "unknown step $step (tests, bench, hits, striped, traceback, all)"; exit 2 ;;
+        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, all)"; exit 2 ;;
     esac
 done
 echo

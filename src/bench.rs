@@ -29,7 +29,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let kernels: Vec<Kernel> = args
         .kernels
         .iter()
-        .map(|k| parse_kernel(k, args.auto_threshold))
+        .map(|k| parse_kernel(k, &args.auto))
         .collect::<Result<_, _>>()?;
     let queries = load_queries(&args.query)?;
     let db = Arc::new(load_db(&args.db)?);
@@ -48,7 +48,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             if new {
                 writeln!(
                     f,
-                    "device,kernel,query,query_length,db_sequences,db_residues,iter,seconds,gcups,upload_seconds"
+                    "device,kernel,gap_open,gap_extend,query,query_length,db_sequences,db_residues,iter,seconds,gcups,upload_seconds"
                 )?;
             }
             Some(f)
@@ -105,7 +105,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 if let Some(f) = csv.as_mut() {
                     writeln!(
                         f,
-                        "\"{device}\",{kernel},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        "\"{device}\",\"{kernel}\",{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        args.scoring.gap_open,
+                        args.scoring.gap_extend,
                         q.id,
                         q.codes.len(),
                         db.len(),

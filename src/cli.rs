@@ -98,6 +98,18 @@ impl ScoringArgs {
     }
 }
 
+/// The two stages of `--kernel auto`: shared by `search` and `bench`.
+#[derive(Args, Debug, Clone)]
+pub struct AutoArgs {
+    /// With `auto`: the longest database sequence (residues) that `simt`
+    /// aligns; longer ones go to --auto-long.
+    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
+    pub auto_threshold: u32,
+    /// With `auto`: the warp kernel for sequences above --auto-threshold.
+    #[arg(long, default_value = host::engine::DEFAULT_AUTO_LONG)]
+    pub auto_long: String,
+}
+
 /// Where a search runs: shared by `search` and `bench`.
 #[derive(Args, Debug, Clone)]
 pub struct PlacementArgs {
@@ -130,12 +142,11 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Kernel variant (see `warpsw kernels`), or `auto`: sequences longer
-    /// than --auto-threshold to `parallelogram`, the rest to `simt`.
-    #[arg(long, default_value = "simt")]
+    /// than --auto-threshold to --auto-long, the rest to `simt`.
+    #[arg(long, default_value = "auto")]
     pub kernel: String,
-    /// With `--kernel auto`: the longest sequence (residues) `simt` aligns.
-    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
-    pub auto_threshold: u32,
+    #[command(flatten)]
+    pub auto: AutoArgs,
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Output format.
@@ -180,9 +191,8 @@ pub struct BenchArgs {
     /// Kernels to time, comma separated (`auto` included).
     #[arg(long, default_value = "simt", value_delimiter = ',')]
     pub kernels: Vec<String>,
-    /// With `auto`: the longest sequence (residues) `simt` aligns.
-    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
-    pub auto_threshold: u32,
+    #[command(flatten)]
+    pub auto: AutoArgs,
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Untimed runs per query and kernel before timing.
@@ -211,12 +221,11 @@ pub struct MakedbArgs {
     pub out: PathBuf,
 }
 
-/// Parses `--kernel` / `--kernels` values; `auto` takes `auto_threshold`.
-pub fn parse_kernel(name: &str, auto_threshold: u32) -> anyhow::Result<Kernel> {
+/// Parses `--kernel` / `--kernels` values; `auto` takes `--auto-threshold`
+/// and `--auto-long`.
+pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<Kernel> {
     Ok(match name.parse::<Kernel>()? {
-        Kernel::Auto { .. } => Kernel::Auto {
-            threshold: auto_threshold,
-        },
+        Kernel::Auto { .. } => Kernel::auto(auto.auto_threshold, &auto.auto_long)?,
         kernel => kernel,
     })
 }

@@ -128,8 +128,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             gap_extend: 1,
         },
         top: 10,
-        kernel: "simt".into(),
-        auto_threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
+        kernel: "auto".into(),
+        auto: crate::cli::AutoArgs {
+            auto_threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
+            auto_long: host::engine::DEFAULT_AUTO_LONG.into(),
+        },
         placement: PlacementArgs {
             device: args.device,
             devices: "all".into(),

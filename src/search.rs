@@ -55,7 +55,7 @@ pub fn load_queries(path: &std::path::Path) -> anyhow::Result<Vec<Record>> {
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let scoring = args.scoring.scoring()?;
-    let kernel = parse_kernel(&args.kernel, args.auto_threshold)?;
+    let kernel = parse_kernel(&args.kernel, &args.auto)?;
     let queries = load_queries(&args.query)?;
     let read_started = Instant::now();
     let db = Arc::new(load_db(&args.db)?);

@@ -130,14 +130,13 @@ fn auto_parses_with_the_default_threshold_and_splits_by_length() {
     assert_eq!(
         auto,
         Kernel::Auto {
-            threshold: host::engine::DEFAULT_AUTO_THRESHOLD
+            threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
+            long: host::engine::DEFAULT_AUTO_LONG,
         }
     );
     assert_eq!(
         auto.for_longest(40_000),
-        Kernel::Parallelogram {
-            shared_memory: false
-        }
+        Kernel::Partitioned { vl: 32, pl: 512 }
     );
     assert_eq!(auto.for_longest(300), Kernel::Simt);
 }

@@ -95,7 +95,9 @@ pub fn database(seqs: Vec<Vec<u8>>) -> host::db::Database {
 /// both of its stages run on the test databases.
 pub fn kernels_and_auto() -> Vec<host::engine::Kernel> {
     let mut kernels: Vec<_> = host::engine::KERNELS.iter().map(|k| k.kernel).collect();
-    kernels.push(host::engine::Kernel::Auto { threshold: 300 });
+    for long in ["parallelogram", "partitioned-vl32-pl512"] {
+        kernels.push(host::engine::Kernel::auto(300, long).unwrap());
+    }
     kernels
 }
 

@@ -164,15 +164,17 @@ pub const OP_INSERT: u8 = 1;
 /// the query relative to the target).
 pub const OP_DELETE: u8 = 2;
 
-/// `u32` words of backtrack bits for an `n × m` matrix: `ceil(n*m / 8)`.
+/// `u32` words of backtrack bits for an `n × m` matrix: one per strip of
+/// eight rows and column, `ceil(n / 8) * m`.
 ///
 /// ```
-/// assert_eq!(gpu_kernels::layout::backtrack_words(3, 3), 2);
+/// assert_eq!(gpu_kernels::layout::backtrack_words(3, 3), 3);
+/// assert_eq!(gpu_kernels::layout::backtrack_words(9, 5), 10);
 /// assert_eq!(gpu_kernels::layout::backtrack_words(0, 9), 0);
 /// ```
 #[inline(always)]
 pub const fn backtrack_words(n: usize, m: usize) -> usize {
-    (n * m).div_ceil(CELLS_PER_WORD)
+    n.div_ceil(CELLS_PER_WORD) * m
 }
 
 /// One pair of a traceback window: which sequences, and where its slices of

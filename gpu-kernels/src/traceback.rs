@@ -61,16 +61,18 @@
 //!
 //! # Memory layout
 //! See [`crate::layout::TracebackParams`] and [`crate::layout::PairTask`].
-//! The backtrack bits of a pair are its own `ceil(n*m/8)` words, cell
-//! `(i,j)` at index `c = (i-1)*m + (j-1)`, bits `4*(c%8) .. 4*(c%8)+4` of word
-//! `c/8`. Kernel 1 writes every word of the pair (no zeroing needed). The
-//! row scratch holds `[H, F]` of the previous row (the paper keeps H and E in
-//! global memory and F in shared memory; here the sweep is row-major, so the
-//! roles of E and F are swapped and E lives in a register).
+//! The backtrack bits of a pair are its own `ceil(n/8)·m` words, one per
+//! strip of eight rows and column: cell `(i,j)` is bits `4*((i-1)%8) ..`
+//! of word `((i-1)/8)·m + (j-1)`. Kernel 1 writes every word of the pair
+//! (no zeroing needed). The row scratch holds `[H, F]` of the row above the
+//! current strip (the paper keeps H and E in global memory and F in shared
+//! memory; here the sweep is by strips of rows, so the roles of E and F are
+//! swapped and the strip's E and H live in registers).
 //!
 //! # Complexity
 //! Kernel 1: O(n·m) time, 4 bits per cell and 8 bytes per target residue of
-//! global memory. Kernel 2: O(n + m) time and reads.
+//! global memory; per column of a strip one scratch read, one scratch write
+//! and one backtrack word for eight cells. Kernel 2: O(n + m) time and reads.
 //!
 //! # Score range
 //! Scores are i32 with [`NEG_INF`] as minus infinity: the host must keep
@@ -106,8 +108,19 @@ unsafe fn sequences(p: &TracebackParams, t: usize) -> (*const u8, usize, *const 
     (q, n, d, m)
 }
 
+/// Query rows per strip: the rows one thread carries in registers across a
+/// column, and the cells of one backtrack word.
+pub const STRIP: usize = CELLS_PER_WORD;
+
 /// Kernel 1 for pair `t`: fills H/E/F, writes the pair's backtrack bits, its
 /// score and end cell (`score`, `query_end`, `target_end` of its result).
+///
+/// The query is swept in strips of [`STRIP`] rows: per column the thread
+/// reads the row scratch once, computes the strip's cells in registers and
+/// writes one backtrack word and the strip's last `[H, F]` back, so the
+/// scratch traffic is two accesses per eight cells instead of two per cell.
+/// Rows past `n` in the last strip are computed on a repeated residue and
+/// ignored (never a candidate end cell, never read by the walk).
 ///
 /// This is the body of one GPU thread; under emulation the host calls it
 /// once for every `t`.
@@ -131,7 +144,7 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
     let mode = p.mode;
     let local = mode == MODE_LOCAL;
     let rows = p.rows.add(task.row_offset as usize);
-    let mut bits = p.bits.add(task.bits_offset as usize);
+    let bits = p.bits.add(task.bits_offset as usize);
 
     for j in 0..=m {
         *rows.add(j) = [border(mode, j, p), NEG_INF];
@@ -144,70 +157,93 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
         MODE_GLOBAL => (0, n, m),
         _ => (0, 0, 0),
     };
-    let mut word = 0u32;
-    let mut filled = 0u32;
 
-    for i in 1..=n {
-        let row_scores = p.matrix.add(*q.add(i - 1) as usize * NUM_CODES);
+    for strip in 0..n.div_ceil(STRIP) {
+        let i0 = strip * STRIP;
+        let real_rows = STRIP.min(n - i0);
+        // Matrix row of each strip row's residue (the last one repeated past n).
+        let matrix_rows: [*const i8; STRIP] = core::array::from_fn(|r| {
+            p.matrix
+                .add(*q.add((i0 + r).min(n - 1)) as usize * NUM_CODES)
+        });
+        let mut h_left: [i32; STRIP] = core::array::from_fn(|r| border(mode, i0 + r + 1, p));
+        let mut e = [NEG_INF; STRIP];
+        // Each row's first maximum among its candidate cells (strictly
+        // above 0, the value of the initial best).
+        let mut row_best = [0i32; STRIP];
+        let mut row_best_j = [0u32; STRIP];
+        // H(i0, j-1): the diagonal of the strip's first row.
         let mut diag = (*rows)[0];
-        let mut h_left = border(mode, i, p);
-        *rows = [h_left, NEG_INF];
-        let mut e = NEG_INF;
+        *rows = [h_left[STRIP - 1], NEG_INF];
+        let strip_bits = bits.add(strip * m);
+
         for j in 1..=m {
-            let [h_up, f_up] = *rows.add(j);
-            let e_ext = e - g.extend;
-            let e_open = h_left - g.first;
-            e = gap_score(e, h_left, g);
-            let f = gap_score(f_up, h_up, g);
-            let sub = *row_scores.add(*d.add(j - 1) as usize) as i32;
-            let via_diag = diag + sub;
-            let h = if local {
-                local_h(diag, sub, e, f)
-            } else {
-                global_h(diag, sub, e, f)
-            };
-            let mut nibble = 0;
-            // Continue a gap only when that is strictly better than
-            // reopening it here (ties reopen).
-            if f_up - g.extend > h_up - g.first {
-                nibble |= BIT_CONT_UP;
+            let [h_above, f_above] = *rows.add(j);
+            let code = *d.add(j - 1) as usize;
+            let (mut h_up, mut f_up) = (h_above, f_above);
+            let mut diag_r = diag;
+            let mut word = 0u32;
+            for r in 0..STRIP {
+                let i = i0 + r + 1;
+                let e_ext = e[r] - g.extend;
+                let e_open = h_left[r] - g.first;
+                let f_ext = f_up - g.extend;
+                let f_open = h_up - g.first;
+                e[r] = gap_score(e[r], h_left[r], g);
+                let f = gap_score(f_up, h_up, g);
+                let sub = *matrix_rows[r].add(code) as i32;
+                let via_diag = diag_r + sub;
+                let h = if local {
+                    local_h(diag_r, sub, e[r], f)
+                } else {
+                    global_h(diag_r, sub, e[r], f)
+                };
+                // Continue a gap only when that is strictly better than
+                // reopening it here (ties reopen).
+                let mut nibble = 0;
+                if f_ext > f_open {
+                    nibble |= BIT_CONT_UP;
+                }
+                if e_ext > e_open {
+                    nibble |= BIT_CONT_LEFT;
+                }
+                if local && h == 0 {
+                    // Stop: neither B bit.
+                } else if h == via_diag {
+                    nibble |= BIT_MOVE_UP | BIT_MOVE_LEFT;
+                } else if h == f {
+                    nibble |= BIT_MOVE_UP;
+                } else {
+                    nibble |= BIT_MOVE_LEFT;
+                }
+                word |= nibble << (4 * r);
+                let candidate = local || (mode == MODE_SEMIGLOBAL && (i == n || j == m));
+                if candidate && h > row_best[r] {
+                    row_best[r] = h;
+                    row_best_j[r] = j as u32;
+                }
+                diag_r = h_left[r];
+                h_left[r] = h;
+                h_up = h;
+                f_up = f;
             }
-            if e_ext > e_open {
-                nibble |= BIT_CONT_LEFT;
+            *strip_bits.add(j - 1) = word;
+            diag = h_above;
+            *rows.add(j) = [h_up, f_up];
+        }
+        for r in 0..STRIP {
+            if r < real_rows && row_best[r] > best {
+                best = row_best[r];
+                best_i = i0 + r + 1;
+                best_j = row_best_j[r] as usize;
             }
-            if local && h == 0 {
-                // Stop: neither B bit.
-            } else if h == via_diag {
-                nibble |= BIT_MOVE_UP | BIT_MOVE_LEFT;
-            } else if h == f {
-                nibble |= BIT_MOVE_UP;
-            } else {
-                nibble |= BIT_MOVE_LEFT;
+            if mode == MODE_GLOBAL && i0 + r + 1 == n {
+                best = h_left[r]; // H(n, m)
             }
-            word |= nibble << (4 * filled);
-            filled += 1;
-            if filled == CELLS_PER_WORD as u32 {
-                *bits = word;
-                bits = bits.add(1);
-                word = 0;
-                filled = 0;
-            }
-            let candidate = local || (mode == MODE_SEMIGLOBAL && (i == n || j == m));
-            if candidate && h > best {
-                best = h;
-                best_i = i;
-                best_j = j;
-            }
-            diag = h_up;
-            h_left = h;
-            *rows.add(j) = [h, f];
         }
     }
-    if filled > 0 {
-        *bits = word;
-    }
-    if mode == MODE_GLOBAL {
-        best = (*rows.add(m))[0];
+    if mode == MODE_GLOBAL && n == 0 {
+        best = border(mode, m, p); // H(0, m)
     }
     let r = p.results.add(t);
     (*r).score = best;
@@ -218,8 +254,8 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
 /// The nibble of cell `(i, j)` (`i, j >= 1`) of a pair with `m` columns.
 #[inline(always)]
 unsafe fn nibble(bits: *const u32, m: usize, i: usize, j: usize) -> u32 {
-    let c = (i - 1) * m + (j - 1);
-    (*bits.add(c / CELLS_PER_WORD) >> (4 * (c % CELLS_PER_WORD))) & 0xf
+    let word = (i - 1) / STRIP * m + (j - 1);
+    (*bits.add(word) >> (4 * ((i - 1) % STRIP))) & 0xf
 }
 
 /// The walk's state: which of H, E, F the path is in.

@@ -397,15 +397,24 @@ pub fn store_window(
     residues: &Residues,
     out: &mut [Option<Result<Alignment>>],
 ) {
-    for (slot, &k) in window.pair_indices.iter().enumerate() {
-        let (q, t) = pairs[k];
-        out[k] = Some(Ok(finish(
-            window,
-            output,
-            slot,
-            residues.sequence(q),
-            residues.sequence(t),
-        )));
+    let done: Vec<(usize, Alignment)> = window
+        .pair_indices
+        .par_iter()
+        .enumerate()
+        .map(|(slot, &k)| {
+            let (q, t) = pairs[k];
+            let alignment = finish(
+                window,
+                output,
+                slot,
+                residues.sequence(q),
+                residues.sequence(t),
+            );
+            (k, alignment)
+        })
+        .collect();
+    for (k, alignment) in done {
+        out[k] = Some(Ok(alignment));
     }
 }
 

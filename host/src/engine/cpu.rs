@@ -10,10 +10,9 @@ use gpu_kernels::vector::{HostVector, Vector};
 use gpu_kernels::{parallelogram, partitioned, simt, striped};
 use rayon::prelude::*;
 
-use super::{Engine, Kernel};
+use super::{Engine, Kernel, QueryProfile};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::error::Result;
-use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
 use crate::scoring::Scoring;
 
 /// Sequences per CPU chunk: small, so that the kernels' thread-interleaved
@@ -59,40 +58,44 @@ impl Engine for CpuEngine {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
-        let matrix = &self.scoring.matrix;
         let gaps = self.scoring.gaps.kernel_gaps();
         let kernel = self.kernel;
-        let (words, bytes) = match kernel {
-            Kernel::Simt | Kernel::Parallelogram { .. } | Kernel::Auto { .. } => {
-                (sequential_profile(query, matrix), Vec::new())
-            }
-            Kernel::Striped { vl } => (Vec::new(), striped_profile(query, matrix, vl as usize)),
-            Kernel::Partitioned { vl, pl } => (
-                partitioned_profile(query, matrix, vl as usize, pl as usize),
-                Vec::new(),
-            ),
-        };
+        let profiles: Vec<(Kernel, QueryProfile)> = kernel
+            .stages()
+            .into_iter()
+            .map(|stage| (stage, QueryProfile::new(stage, query, &self.scoring.matrix)))
+            .collect();
         let per_chunk: Vec<Vec<i32>> = self
             .chunks
             .par_iter()
-            .map(|chunk| match kernel.for_longest(chunk.longest()) {
-                Kernel::Simt => run_simt_chunk(chunk, &words, gaps),
-                Kernel::Parallelogram { shared_memory } => {
-                    run_parallelogram_chunk(chunk, &words, gaps, shared_memory)
+            .map(|chunk| {
+                let stage = kernel.for_longest(chunk.longest());
+                let profile = &profiles
+                    .iter()
+                    .find(|(k, _)| *k == stage)
+                    .expect("a profile for every stage")
+                    .1;
+                match (stage, profile) {
+                    (Kernel::Simt, QueryProfile::Sequential(words)) => {
+                        run_simt_chunk(chunk, words, gaps)
+                    }
+                    (Kernel::Parallelogram { shared_memory }, QueryProfile::Sequential(words)) => {
+                        run_parallelogram_chunk(chunk, words, gaps, shared_memory)
+                    }
+                    (Kernel::Striped { vl: 16 }, QueryProfile::Striped(bytes)) => {
+                        run_striped_chunk::<HostVector<16>>(chunk, bytes, gaps)
+                    }
+                    (Kernel::Striped { vl: 32 }, QueryProfile::Striped(bytes)) => {
+                        run_striped_chunk::<HostVector<32>>(chunk, bytes, gaps)
+                    }
+                    (Kernel::Partitioned { vl: 16, pl: 256 }, QueryProfile::Partitioned(words)) => {
+                        run_partitioned_chunk::<HostVector<16>, 16>(chunk, words, gaps)
+                    }
+                    (Kernel::Partitioned { vl: 32, pl: 512 }, QueryProfile::Partitioned(words)) => {
+                        run_partitioned_chunk::<HostVector<32>, 16>(chunk, words, gaps)
+                    }
+                    (other, _) => unreachable!("{other:?} is not in KERNELS"),
                 }
-                Kernel::Striped { vl: 16 } => {
-                    run_striped_chunk::<HostVector<16>>(chunk, &bytes, gaps)
-                }
-                Kernel::Striped { vl: 32 } => {
-                    run_striped_chunk::<HostVector<32>>(chunk, &bytes, gaps)
-                }
-                Kernel::Partitioned { vl: 16, pl: 256 } => {
-                    run_partitioned_chunk::<HostVector<16>, 16>(chunk, &words, gaps)
-                }
-                Kernel::Partitioned { vl: 32, pl: 512 } => {
-                    run_partitioned_chunk::<HostVector<32>, 16>(chunk, &words, gaps)
-                }
-                other => unreachable!("{other:?} is not in KERNELS"),
             })
             .collect();
         let mut scores = Vec::with_capacity(self.db.len());
@@ -106,7 +109,7 @@ impl Engine for CpuEngine {
 /// Runs `sw_simt_i32` over one chunk on the host, as one launch would on the
 /// GPU: same parameter block, same buffers, every thread index in turn.
 ///
-/// `profile` must come from [`sequential_profile`].
+/// `profile` must come from [`crate::profile::sequential_profile`].
 pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
     with_chunk_params(chunk, profile, gaps, |params, t| {
         // SAFETY: `with_chunk_params` allocates the buffers `align_sequence`
@@ -118,7 +121,7 @@ pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i
 /// Runs `sw_parallelogram_shfl` (or `_smem`) over one chunk on the host, as
 /// one launch would: one 32-lane vector per sequence, in turn.
 ///
-/// `profile` must come from [`sequential_profile`].
+/// `profile` must come from [`crate::profile::sequential_profile`].
 pub fn run_parallelogram_chunk(
     chunk: &PackedChunk,
     profile: &[u32],
@@ -145,7 +148,7 @@ pub fn run_parallelogram_chunk(
 /// parameter block ([`SimtParams`]), calls `body` for every sequence in turn
 /// and returns the scores.
 ///
-/// `profile` must come from [`sequential_profile`].
+/// `profile` must come from [`crate::profile::sequential_profile`].
 fn with_chunk_params(
     chunk: &PackedChunk,
     profile: &[u32],
@@ -180,7 +183,7 @@ const STRIPED_EMULATED_VECTORS: usize = 3;
 /// the host, as one launch would: same parameter block and buffers, every
 /// vector in turn.
 ///
-/// `profile` must come from [`striped_profile`] with `vl = V::VL`.
+/// `profile` must come from [`crate::profile::striped_profile`] with `vl = V::VL`.
 pub fn run_striped_chunk<V: Vector>(chunk: &PackedChunk, profile: &[i8], gaps: Gaps) -> Vec<i32> {
     let threads = chunk.sequences();
     let segments = profile.len() / (NUM_CODES * V::VL);
@@ -211,7 +214,7 @@ pub fn run_striped_chunk<V: Vector>(chunk: &PackedChunk, profile: &[i8], gaps: G
 /// Runs a partitioned kernel (`sw_partitioned_*`, `VL = V::VL`,
 /// `PL = SEGS * VL`) over one chunk on the host, as one launch would.
 ///
-/// `profile` must come from [`partitioned_profile`] with `vl = V::VL` and
+/// `profile` must come from [`crate::profile::partitioned_profile`] with `vl = V::VL` and
 /// `pl = SEGS * V::VL`.
 pub fn run_partitioned_chunk<V: Vector, const SEGS: usize>(
     chunk: &PackedChunk,

@@ -5,21 +5,20 @@
 //! buffer sizes that the kernel's `# Safety` section asks for.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::layout::{NUM_CODES, PartitionedParams, StripedParams};
 use gpu_kernels::{parallelogram, simt};
 
-use super::{Engine, Kernel};
+use super::{Engine, Kernel, QueryProfile};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks, plan_chunks_split};
 use crate::error::{Error, Result};
-use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
 use crate::scoring::Scoring;
 
 /// The kernels' PTX, built by `host/build.rs` (baseline `sm_80`, JIT-compiled
@@ -95,6 +94,31 @@ pub(crate) fn gpu_error(
     }
 }
 
+/// GPU `ordinal`'s context and the kernels' module on it. The driver
+/// JIT-compiles the PTX once per process and device (about half a second
+/// on an H100); every engine and traceback run after the first reuses it.
+pub(crate) fn kernels_module(
+    ordinal: usize,
+    name: &str,
+) -> Result<(Arc<CudaContext>, Arc<CudaModule>)> {
+    /// Device ordinal, its context, the module loaded in it.
+    type Loaded = (usize, Arc<CudaContext>, Arc<CudaModule>);
+    static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, ctx, module)) = loaded.iter().find(|(o, _, _)| *o == ordinal) {
+        return Ok((ctx.clone(), module.clone()));
+    }
+    let stage = |s| gpu_error(ordinal, name, s);
+    let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+    let module = ctx
+        .load_module(Ptx::from_src(PTX))
+        .map_err(stage("loading the kernels' PTX"))?;
+    loaded.push((ordinal, ctx.clone(), module.clone()));
+    Ok((ctx, module))
+}
+
 /// Resource use of a compiled kernel, as the driver reports it.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelResources {
@@ -114,12 +138,11 @@ struct DeviceChunk {
     lengths: CudaSlice<u32>,
 }
 
-/// The current query's profile on the device, in the layout of the engine's
+/// The current query's profile on the device, in the layout of one stage's
 /// kernel.
 enum DeviceQuery {
-    /// No query loaded, or an empty one: every score is 0, nothing launches.
-    Empty,
-    /// Sequential profile (`simt`), `query_words` words per residue row.
+    /// Sequential profile (`simt`, `parallelogram*`), `query_words` words per
+    /// residue row.
     Sequential {
         profile: CudaSlice<u32>,
         query_words: usize,
@@ -134,6 +157,22 @@ enum DeviceQuery {
         profile: CudaSlice<u32>,
         partitions: usize,
     },
+}
+
+/// Lanes per vector of a striped or partitioned stage.
+fn stage_vl(stage: Kernel) -> usize {
+    match stage {
+        Kernel::Striped { vl } | Kernel::Partitioned { vl, .. } => vl as usize,
+        other => unreachable!("{other} has no vector length"),
+    }
+}
+
+/// Rows per partition of a partitioned stage.
+fn stage_pl(stage: Kernel) -> usize {
+    match stage {
+        Kernel::Partitioned { pl, .. } => pl as usize,
+        other => unreachable!("{other} has no partition length"),
+    }
 }
 
 /// Chunk limits for a device with `free` bytes of memory: the whole database
@@ -185,7 +224,9 @@ pub struct GpuEngine {
     sequences: usize,
     scoring: Scoring,
     kernel: Kernel,
-    query: DeviceQuery,
+    /// The loaded query's profile for each stage of `kernel`; empty when no
+    /// query is loaded or it is empty (every score 0, nothing launches).
+    query: Vec<(Kernel, DeviceQuery)>,
     upload_seconds: f64,
 }
 
@@ -201,7 +242,7 @@ impl GpuEngine {
         let limits = chunk_limits(db, free_memory(ordinal)?)?;
         let plan = match kernel {
             // Each stage gets chunks of its own sequences only.
-            Kernel::Auto { threshold } => {
+            Kernel::Auto { threshold, .. } => {
                 plan_chunks_split(&sorted_lengths(db), limits, threshold as usize)
             }
             _ => plan_chunks(&sorted_lengths(db), limits),
@@ -224,11 +265,8 @@ impl GpuEngine {
             .find(|d| d.ordinal == ordinal)
             .ok_or_else(|| Error::InvalidArgument(format!("there is no GPU {ordinal}")))?;
         let stage = |s| gpu_error(ordinal, &info.name, s);
-        let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+        let (ctx, module) = kernels_module(ordinal, &info.name)?;
         let stream = ctx.default_stream();
-        let module = ctx
-            .load_module(Ptx::from_src(PTX))
-            .map_err(stage("loading the kernels' PTX"))?;
         let functions = super::KERNELS
             .iter()
             .map(|k| {
@@ -294,7 +332,7 @@ impl GpuEngine {
             sequences: db.len(),
             scoring,
             kernel,
-            query: DeviceQuery::Empty,
+            query: Vec::new(),
             upload_seconds,
         })
     }
@@ -344,57 +382,50 @@ impl GpuEngine {
         self.ctx
             .bind_to_thread()
             .map_err(self.error("binding the device"))?;
-        self.query = DeviceQuery::Empty;
+        self.query.clear();
         if query.is_empty() {
             return Ok(());
         }
-        if let Kernel::Striped { vl } = self.kernel {
-            let segments = gpu_kernels::layout::striped_segments(query.len(), vl as usize);
-            self.reserve_striped_scratch(segments, vl as usize)?;
-        }
-        let matrix = &self.scoring.matrix;
-        let upload = self.error("uploading the query profile");
-        self.query = match self.kernel {
-            Kernel::Simt | Kernel::Parallelogram { .. } | Kernel::Auto { .. } => {
-                let profile = sequential_profile(query, matrix);
-                DeviceQuery::Sequential {
+        for stage in self.kernel.stages() {
+            if let Kernel::Striped { vl } = stage {
+                let segments = gpu_kernels::layout::striped_segments(query.len(), vl as usize);
+                self.reserve_striped_scratch(segments, vl as usize)?;
+            }
+            let upload = self.error("uploading the query profile");
+            let device_query = match QueryProfile::new(stage, query, &self.scoring.matrix) {
+                QueryProfile::Sequential(profile) => DeviceQuery::Sequential {
                     query_words: profile.len() / NUM_CODES,
                     profile: self.stream.clone_htod(&profile).map_err(upload)?,
-                }
-            }
-            Kernel::Striped { vl } => {
-                let profile = striped_profile(query, matrix, vl as usize);
-                DeviceQuery::Striped {
-                    segments: profile.len() / (NUM_CODES * vl as usize),
+                },
+                QueryProfile::Striped(profile) => DeviceQuery::Striped {
+                    segments: profile.len() / (NUM_CODES * stage_vl(stage)),
                     profile: self.stream.clone_htod(&profile).map_err(upload)?,
-                }
-            }
-            Kernel::Partitioned { vl, pl } => {
-                let profile = partitioned_profile(query, matrix, vl as usize, pl as usize);
-                DeviceQuery::Partitioned {
-                    partitions: profile.len() / (NUM_CODES * pl as usize / 4),
+                },
+                QueryProfile::Partitioned(profile) => DeviceQuery::Partitioned {
+                    partitions: profile.len() / (NUM_CODES * stage_pl(stage) / 4),
                     profile: self.stream.clone_htod(&profile).map_err(upload)?,
-                }
-            }
-        };
+                },
+            };
+            self.query.push((stage, device_query));
+        }
         Ok(())
     }
 
     /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
     pub fn launch_chunk(&self, k: usize) -> Result<()> {
         let chunk = &self.chunks[k];
-        match (&self.query, self.kernel) {
-            (DeviceQuery::Empty, _) => Ok(()),
+        let stage = self.kernel.for_longest(chunk.longest);
+        let Some((_, query)) = self.query.iter().find(|(k, _)| *k == stage) else {
+            return Ok(()); // no query loaded, or an empty one
+        };
+        match (query, stage) {
             (
                 DeviceQuery::Sequential {
                     profile,
                     query_words,
                 },
-                kernel,
-            ) => {
-                let kernel = kernel.for_longest(chunk.longest);
-                self.launch_sequential(profile, *query_words, chunk, kernel)
-            }
+                kernel @ (Kernel::Simt | Kernel::Parallelogram { .. }),
+            ) => self.launch_sequential(profile, *query_words, chunk, kernel),
             (DeviceQuery::Striped { profile, segments }, Kernel::Striped { vl }) => {
                 self.launch_striped(profile, *segments, vl as usize, chunk)
             }
@@ -414,7 +445,7 @@ impl GpuEngine {
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
     pub fn chunk_scores(&self, k: usize) -> Result<Vec<i32>> {
         let range = self.chunks[k].range.clone();
-        if let DeviceQuery::Empty = self.query {
+        if self.query.is_empty() {
             return Ok(vec![0; range.len()]);
         }
         self.stream
@@ -652,7 +683,7 @@ impl Engine for GpuEngine {
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         self.load_query(query)?;
-        if let DeviceQuery::Empty = self.query {
+        if self.query.is_empty() {
             return Ok(vec![0; self.sequences]);
         }
         for k in 0..self.chunks.len() {

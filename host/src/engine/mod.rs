@@ -45,20 +45,24 @@ pub enum Kernel {
         shared_memory: bool,
     },
     /// Two stages (CUDASW++'s inter-task and intra-task stages): chunks of
-    /// sequences longer than `threshold` go to `parallelogram` (one warp per
-    /// sequence), the rest to `simt` (one thread per sequence). Not a kernel
-    /// of its own, so it has no [`KERNELS`] row.
+    /// sequences longer than `threshold` go to the warp kernel named `long`
+    /// (one warp per sequence), the rest to `simt` (one thread per sequence).
+    /// Not a kernel of its own, so it has no [`KERNELS`] row; build it with
+    /// [`Kernel::auto`].
     Auto {
         /// Longest sequence (residues) still aligned by `simt`.
         threshold: u32,
+        /// [`KERNELS`] name of the second stage's kernel.
+        long: &'static str,
     },
 }
 
-/// `--auto-threshold`'s default. Not yet chosen by measurement on a GPU:
-/// a sequence of 3072 residues keeps a `simt` thread busy about ten times as
-/// long as Swiss-Prot's mean length, which is where the inter-task stage's
-/// tail starts to dominate.
-pub const DEFAULT_AUTO_THRESHOLD: u32 = 3072;
+/// `--auto-threshold`'s default, chosen by measurement (benches/RESULTS.md,
+/// H100, 2026-11-23): on the 570k synthetic database plus 200 sequences of
+/// 20,000–35,000 residues, thresholds 1024, 2048, 3072, 4096 and 8192 gave
+/// 1049, 1026, 1010, 1010 and 1012 GCUPS with `partitioned-vl32-pl512` as
+/// the second stage.
+pub const DEFAULT_AUTO_THRESHOLD: u32 = 1024;
 
 /// What `warpsw kernels` lists about a kernel variant.
 #[derive(Clone, Copy, Debug)]
@@ -144,7 +148,33 @@ pub const KERNELS: &[KernelInfo] = &[
     },
 ];
 
+/// `--auto-long`'s default: the second stage of `auto`, the fastest warp
+/// kernel measured (H100, 2026-11-23, 10-1k, the long-sequence database
+/// above: `partitioned-vl32-pl512` 902 GCUPS, `parallelogram` 178).
+pub const DEFAULT_AUTO_LONG: &str = "partitioned-vl32-pl512";
+
 impl Kernel {
+    /// `auto` with `simt` up to `threshold` residues and the [`KERNELS`]
+    /// kernel named `long` above.
+    ///
+    /// ```
+    /// use host::engine::Kernel;
+    /// let auto = Kernel::auto(100, "partitioned-vl32-pl512").unwrap();
+    /// assert_eq!(auto.for_longest(100), Kernel::Simt);
+    /// assert_eq!(auto.for_longest(101), Kernel::Partitioned { vl: 32, pl: 512 });
+    /// assert!(Kernel::auto(100, "auto").is_err());
+    /// ```
+    pub fn auto(threshold: u32, long: &str) -> Result<Kernel> {
+        let info = KERNELS
+            .iter()
+            .find(|k| k.name.eq_ignore_ascii_case(long))
+            .ok_or_else(|| unknown_kernel(long))?;
+        Ok(Kernel::Auto {
+            threshold,
+            long: info.name,
+        })
+    }
+
     /// This kernel's row of [`KERNELS`] (`Auto`: the row of its first stage).
     pub fn info(self) -> &'static KernelInfo {
         let kernel = match self {
@@ -157,21 +187,34 @@ impl Kernel {
             .expect("every kernel has a KERNELS row")
     }
 
+    /// The kernels that run chunks: `Auto`'s two stages, else the kernel.
+    pub fn stages(self) -> Vec<Kernel> {
+        match self {
+            Kernel::Auto { long, .. } => {
+                vec![
+                    Kernel::Simt,
+                    long.parse().expect("Kernel::auto checked the name"),
+                ]
+            }
+            k => vec![k],
+        }
+    }
+
     /// The kernel that runs a chunk whose longest sequence has `longest`
     /// residues: `Auto` picks its stage, every other kernel is itself.
     ///
     /// ```
     /// use host::engine::Kernel;
-    /// let auto = Kernel::Auto { threshold: 100 };
+    /// let auto = Kernel::auto(100, "parallelogram").unwrap();
     /// assert_eq!(auto.for_longest(100), Kernel::Simt);
     /// assert_eq!(auto.for_longest(101), Kernel::Parallelogram { shared_memory: false });
     /// assert_eq!(Kernel::Simt.for_longest(10_000), Kernel::Simt);
     /// ```
     pub fn for_longest(self, longest: usize) -> Kernel {
         match self {
-            Kernel::Auto { threshold } if longest > threshold as usize => Kernel::Parallelogram {
-                shared_memory: false,
-            },
+            Kernel::Auto { threshold, long } if longest > threshold as usize => {
+                long.parse().expect("Kernel::auto checked the name")
+            }
             Kernel::Auto { .. } => Kernel::Simt,
             k => k,
         }
@@ -181,11 +224,8 @@ impl Kernel {
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Kernel::Auto { threshold } => {
-                write!(
-                    f,
-                    "auto (simt up to {threshold} residues, parallelogram above)"
-                )
+            Kernel::Auto { threshold, long } => {
+                write!(f, "auto (simt up to {threshold} residues, {long} above)")
             }
             k => f.write_str(k.info().name),
         }
@@ -196,21 +236,53 @@ impl FromStr for Kernel {
     type Err = Error;
     fn from_str(s: &str) -> Result<Kernel> {
         if s.eq_ignore_ascii_case("auto") {
-            return Ok(Kernel::Auto {
-                threshold: DEFAULT_AUTO_THRESHOLD,
-            });
+            return Kernel::auto(DEFAULT_AUTO_THRESHOLD, DEFAULT_AUTO_LONG);
         }
         KERNELS
             .iter()
             .find(|k| k.name.eq_ignore_ascii_case(s))
             .map(|k| k.kernel)
-            .ok_or_else(|| {
-                let known: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
-                Error::InvalidArgument(format!(
-                    "unknown kernel '{s}'; kernels: auto, {}",
-                    known.join(", ")
-                ))
-            })
+            .ok_or_else(|| unknown_kernel(s))
+    }
+}
+
+fn unknown_kernel(name: &str) -> Error {
+    let known: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
+    Error::InvalidArgument(format!(
+        "unknown kernel '{name}'; kernels: auto, {}",
+        known.join(", ")
+    ))
+}
+
+/// A query profile in the layout one kernel reads.
+pub enum QueryProfile {
+    /// [`crate::profile::sequential_profile`]: `simt`, `parallelogram*`.
+    Sequential(Vec<u32>),
+    /// [`crate::profile::striped_profile`]: `striped*`.
+    Striped(Vec<i8>),
+    /// [`crate::profile::partitioned_profile`]: `partitioned*`.
+    Partitioned(Vec<u32>),
+}
+
+impl QueryProfile {
+    /// `query`'s profile for `kernel` (not `Auto`: build one per stage).
+    pub fn new(kernel: Kernel, query: &[u8], matrix: &crate::matrix::ScoreMatrix) -> QueryProfile {
+        use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
+        match kernel {
+            Kernel::Simt | Kernel::Parallelogram { .. } => {
+                QueryProfile::Sequential(sequential_profile(query, matrix))
+            }
+            Kernel::Striped { vl } => {
+                QueryProfile::Striped(striped_profile(query, matrix, vl as usize))
+            }
+            Kernel::Partitioned { vl, pl } => QueryProfile::Partitioned(partitioned_profile(
+                query,
+                matrix,
+                vl as usize,
+                pl as usize,
+            )),
+            Kernel::Auto { .. } => unreachable!("auto has no profile of its own"),
+        }
     }
 }
 

@@ -11,15 +11,13 @@
 //! uploaded, kernel 1 and kernel 2 are launched in stream order and the
 //! results and ops are read back. Kernel 1 writes every backtrack word, the
 //! bit buffer is still zeroed per window so a stale word can never be read.
-//!
-//! Not yet run on a GPU (written on a machine without one): the ignored tests
-//! in `tests/gpu.rs` are its first check.
 
-use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
+use std::time::Instant;
+
+use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
-use super::gpu::{PTX, free_memory, gpu_error};
+use super::gpu::{free_memory, gpu_error, kernels_module};
 use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
@@ -34,6 +32,19 @@ const BLOCK: u32 = 256;
 /// Most pairs per window (one launch of each kernel).
 const MAX_WINDOW_PAIRS: usize = 1 << 20;
 
+/// What [`align_pairs_gpu`] returns: the alignments, and where the time went.
+pub struct GpuAlignments {
+    /// One result per pair, in the order of the pairs.
+    pub alignments: Vec<Result<Alignment>>,
+    /// Windows (launches of each kernel).
+    pub windows: usize,
+    /// Seconds from each window's upload to its results on the host: both
+    /// kernels and the transfers.
+    pub gpu_seconds: f64,
+    /// Seconds turning kernel output into [`Alignment`]s on the host.
+    pub host_seconds: f64,
+}
+
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on GPU
 /// `ordinal`; results in the order of `pairs`, a pair beyond
 /// [`crate::traceback::check_pair`]'s limits or the device's memory gets
@@ -44,15 +55,12 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
     pairs: &[(usize, usize)],
     mode: Mode,
     scoring: &Scoring,
-) -> Result<Vec<Result<Alignment>>> {
+) -> Result<GpuAlignments> {
     let stage = |s| gpu_error(ordinal, "", s);
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
-    let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+    let (ctx, module) = kernels_module(ordinal, "")?;
     let stream = ctx.default_stream();
-    let module = ctx
-        .load_module(Ptx::from_src(PTX))
-        .map_err(stage("loading the kernels' PTX"))?;
     let fill = module
         .load_function(KERNEL_SYMBOLS[0])
         .map_err(stage("loading the fill kernel"))?;
@@ -78,7 +86,9 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
     for (k, e) in refused {
         out[k] = Some(Err(e));
     }
+    let (mut gpu_seconds, mut host_seconds) = (0.0, 0.0);
     for window in &windows {
+        let started = Instant::now();
         let n_pairs = window.tasks.len();
         if window.bytes() > budget {
             // A single pair larger than the device's window memory.
@@ -157,10 +167,18 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
                 .map_err(stage("reading a window back"))?,
         };
         stream.synchronize().map_err(stage("finishing a window"))?;
+        let stored = Instant::now();
+        gpu_seconds += (stored - started).as_secs_f64();
         store_window(window, &output, pairs, &residues, &mut out);
+        host_seconds += stored.elapsed().as_secs_f64();
     }
-    Ok(out
-        .into_iter()
-        .map(|r| r.expect("every pair is planned or refused"))
-        .collect())
+    Ok(GpuAlignments {
+        alignments: out
+            .into_iter()
+            .map(|r| r.expect("every pair is planned or refused"))
+            .collect(),
+        windows: windows.len(),
+        gpu_seconds,
+        host_seconds,
+    })
 }
