@@ -26,7 +26,8 @@ strip --strip-debug "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
-cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" "$bundle/"
+cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" \
+    "$shared/data/ecoli_k12_proteome.fasta" "$bundle/"
 # The CPU engine's top hits for the GPU-vs-CPU comparison, when made beforehand with
 #   warpsw search -q queries.fasta -d mmseqs2_examples_DB.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o bench-data/hits_cpu.tsv
 [ -f bench-data/hits_cpu.tsv ] && cp bench-data/hits_cpu.tsv "$bundle/"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|ecoli|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
-# Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback).
+# Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
+# TEST_ARGS (tests).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -50,8 +51,9 @@ EOF
 }
 
 step_tests() {
-    echo "== GPU tests: warpsw-tests --ignored"
-    if ./warpsw-tests --ignored --test-threads=1 2>&1 | tee "$out/tests.log"; then
+    # TEST_ARGS narrows the run, e.g. "gpu_traceback" or "--skip gpu_traceback".
+    echo "== GPU tests: warpsw-tests --ignored ${TEST_ARGS:-}"
+    if ./warpsw-tests --ignored --test-threads=1 ${TEST_ARGS:-} 2>&1 | tee -a "$out/tests.log"; then
         ok tests "$(grep -E '^test result' "$out/tests.log" | tail -1)"
     else
         fail tests
@@ -122,6 +124,14 @@ EOF
     done
 }
 
+step_ecoli() {
+    echo "== traceback: allpairs on the E. coli K-12 proteome (BLOSUM50, open 8, extend 2)"
+    local started=$SECONDS
+    timeout "${TB_TIMEOUT:-300}" ./warpsw allpairs --input ecoli_k12_proteome.fasta --mode local --matrix blosum50 \
+        --gap-open 8 --gap-extend 2 --device gpu -o /dev/null 2>&1 | tee tb_ecoli.log
+    ok "traceback ecoli" "$(grep -E 'pairs,' tb_ecoli.log | tail -1) (whole command: $((SECONDS - started)) s)"
+}
+
 step_traceback() {
     echo "== traceback: allpairs, GPU vs CPU on 300 sequences, then all 4000 on the GPU (BLOSUM50, open 8, extend 2)"
     head -n "$(grep -n '^>' allvsall_sprot_4000_len100-500.fasta | sed -n 301p | cut -d: -f1)" \
@@ -155,8 +165,9 @@ for step in "${@:-all}"; do
         gaps) step_gaps ;;
         long) step_long ;;
         traceback) step_traceback ;;
-        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, all)"; exit 2 ;;
+        ecoli) step_ecoli ;;
+        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback; step_ecoli ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, ecoli, all)"; exit 2 ;;
     esac
 done
 echo

@@ -61,8 +61,9 @@ fn run(
     let (results, engine) = if use_gpu {
         let run = align_pairs_gpu(0, &sequences, pairs, opts.mode, &scoring)?;
         let engine = format!(
-            "GPU 0; {} windows, {:.3} s in kernels and transfers, {:.3} s building alignments",
-            run.windows, run.gpu_seconds, run.host_seconds
+            "GPU 0; {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of the fill), \
+             {:.3} s building alignments",
+            run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
         );
         (run.alignments, engine)
     } else {

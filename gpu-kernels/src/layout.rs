@@ -164,6 +164,20 @@ pub const OP_INSERT: u8 = 1;
 /// the query relative to the target).
 pub const OP_DELETE: u8 = 2;
 
+/// Two-bit alignment ops per `u32` word of the op buffer.
+pub const OPS_PER_WORD: usize = 16;
+
+/// `u32` words of ops for an `n × m` pair: room for `n + m` ops.
+///
+/// ```
+/// assert_eq!(gpu_kernels::layout::ops_words(3, 13), 1);
+/// assert_eq!(gpu_kernels::layout::ops_words(3, 14), 2);
+/// ```
+#[inline(always)]
+pub const fn ops_words(n: usize, m: usize) -> usize {
+    (n + m).div_ceil(OPS_PER_WORD)
+}
+
 /// `u32` words of backtrack bits for an `n × m` matrix: one per strip of
 /// eight rows and column, `ceil(n / 8) * m`.
 ///
@@ -188,9 +202,7 @@ pub struct PairTask {
     pub target: u32,
     /// First word of the pair's backtrack bits: [`backtrack_words`]`(n, m)` words.
     pub bits_offset: u64,
-    /// First entry of the pair's row scratch: `m + 1` `[H, F]` pairs.
-    pub row_offset: u64,
-    /// First byte of the pair's ops: `n + m` bytes.
+    /// First word of the pair's ops: [`ops_words`]`(n, m)` words.
     pub ops_offset: u64,
 }
 
@@ -224,9 +236,12 @@ pub struct PairResult {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct TracebackParams {
-    /// Every sequence of the run, residue codes (`0..24`) concatenated.
-    pub residues: *const u8,
-    /// Sequence `k` is `residues[offsets[k] .. offsets[k + 1]]`.
+    /// Every sequence of the run, residue codes (`0..24`) concatenated and
+    /// packed four per word, little-endian ([`code_byte`]), zero-padded to a
+    /// whole word.
+    pub residues: *const u32,
+    /// Sequence `k` is residues `offsets[k] .. offsets[k + 1]` (residue
+    /// `b` is byte `b % 4` of word `b / 4`).
     pub offsets: *const u64,
     /// Substitution scores, `NUM_CODES * NUM_CODES` `i8`, row = query code.
     pub matrix: *const i8,
@@ -236,10 +251,14 @@ pub struct TracebackParams {
     pub results: *mut PairResult,
     /// Backtrack bits of every pair (see [`PairTask::bits_offset`]).
     pub bits: *mut u32,
-    /// Row scratch of every pair (see [`PairTask::row_offset`]).
+    /// Row scratch, interleaved by pair so that a warp's accesses coalesce:
+    /// entry `j` (column `j`, `0 ..= m`) of pair `t` is `rows[j * pairs + t]`,
+    /// `(widest target + 1) * pairs` entries.
     pub rows: *mut [i32; 2],
-    /// Ops of every pair (see [`PairTask::ops_offset`]).
-    pub ops: *mut u8,
+    /// Ops of every pair (see [`PairTask::ops_offset`]), [`OPS_PER_WORD`]
+    /// two-bit `OP_*` codes per word, op `k` in bits `2 * (k % 16) ..` of
+    /// word `k / 16`, from the alignment's end to its start.
+    pub ops: *mut u32,
     /// Number of pairs (one per thread).
     pub pairs: u32,
     /// [`MODE_LOCAL`], [`MODE_GLOBAL`] or [`MODE_SEMIGLOBAL`].

@@ -53,7 +53,8 @@
 //! F; `Bleft` → state E; neither → stop. State F at `(i,j)` emits op I, goes
 //! to `(i-1,j)` and stays in F if `Cup`, else returns to H; state E emits op
 //! D, goes to `(i,j-1)`, stays in E if `Cleft`. The cell where it stops is
-//! the start cell; the ops are written in forward order.
+//! the start cell; the ops are written end to start, two bits each (the host
+//! reverses them).
 //!
 //! # Thread mapping
 //! 1-D grid; global thread `p < pairs` computes pair `p` of the window (the
@@ -67,7 +68,10 @@
 //! (no zeroing needed). The row scratch holds `[H, F]` of the row above the
 //! current strip (the paper keeps H and E in global memory and F in shared
 //! memory; here the sweep is by strips of rows, so the roles of E and F are
-//! swapped and the strip's E and H live in registers).
+//! swapped and the strip's E and H live in registers); it is interleaved by
+//! pair, so the threads of a warp, all at the same column, touch adjacent
+//! entries. Residues are packed four per word and the target is read a word
+//! at a time.
 //!
 //! # Complexity
 //! Kernel 1: O(n·m) time, 4 bits per cell and 8 bytes per target residue of
@@ -80,7 +84,8 @@
 
 use crate::layout::{
     BIT_CONT_LEFT, BIT_CONT_UP, BIT_MOVE_LEFT, BIT_MOVE_UP, CELLS_PER_WORD, MODE_GLOBAL,
-    MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, TracebackParams,
+    MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, OPS_PER_WORD,
+    TracebackParams, code_byte,
 };
 use crate::recurrence::{NEG_INF, gap_score, global_h, local_h};
 
@@ -94,18 +99,25 @@ fn border(mode: u32, k: usize, p: &TracebackParams) -> i32 {
     }
 }
 
-/// The residues and lengths of pair `t`'s query and target.
+/// Where pair `t`'s query and target start in the packed residues, and
+/// their lengths: `(query start, n, target start, m)`.
 #[inline(always)]
-unsafe fn sequences(p: &TracebackParams, t: usize) -> (*const u8, usize, *const u8, usize) {
+unsafe fn sequences(p: &TracebackParams, t: usize) -> (usize, usize, usize, usize) {
     let task = *p.tasks.add(t);
     let span = |k: u32| {
         let start = *p.offsets.add(k as usize);
         let end = *p.offsets.add(k as usize + 1);
-        (p.residues.add(start as usize), (end - start) as usize)
+        (start as usize, (end - start) as usize)
     };
     let (q, n) = span(task.query);
     let (d, m) = span(task.target);
     (q, n, d, m)
+}
+
+/// Residue `b` of the packed residues.
+#[inline(always)]
+unsafe fn residue(p: &TracebackParams, b: usize) -> usize {
+    code_byte(*p.residues.add(b / 4), (b % 4) as u32) as usize
 }
 
 /// Query rows per strip: the rows one thread carries in registers across a
@@ -130,9 +142,11 @@ pub const STRIP: usize = CELLS_PER_WORD;
 /// * Every task's sequence indices `k` have `p.offsets[k]` and
 ///   `p.offsets[k + 1]` in bounds, increasing, within `p.residues`, whose
 ///   codes are `< NUM_CODES`; `p.matrix` holds `NUM_CODES²` entries.
+/// * `p.residues` holds every residue that `p.offsets` spans (packed, see
+///   [`TracebackParams::residues`]).
 /// * With n, m the pair's lengths: `p.bits` holds `backtrack_words(n, m)`
-///   words from `bits_offset`, `p.rows` `m + 1` entries from `row_offset`,
-///   and no other thread touches them or result `t`.
+///   words from `bits_offset`, `p.rows` entries `j * p.pairs + t` for every
+///   `j <= m`, and no other thread touches them or result `t`.
 /// * `p.mode` is one of the `MODE_*` constants and the score-range bound of
 ///   the module docs holds.
 #[inline(always)]
@@ -143,11 +157,13 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
     let g = p.gaps;
     let mode = p.mode;
     let local = mode == MODE_LOCAL;
-    let rows = p.rows.add(task.row_offset as usize);
+    // Column j's scratch entry; neighbouring threads' entries are adjacent.
+    let stride = p.pairs as usize;
+    let row = |j: usize| p.rows.add(j * stride + t);
     let bits = p.bits.add(task.bits_offset as usize);
 
     for j in 0..=m {
-        *rows.add(j) = [border(mode, j, p), NEG_INF];
+        *row(j) = [border(mode, j, p), NEG_INF];
     }
     // Best cell so far. Local: row-major first maximum, (0,0) when all are 0.
     // Semiglobal: the first candidate in row-major order is (0, m) (or (0,0)
@@ -164,7 +180,7 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
         // Matrix row of each strip row's residue (the last one repeated past n).
         let matrix_rows: [*const i8; STRIP] = core::array::from_fn(|r| {
             p.matrix
-                .add(*q.add((i0 + r).min(n - 1)) as usize * NUM_CODES)
+                .add(residue(p, q + (i0 + r).min(n - 1)) * NUM_CODES)
         });
         let mut h_left: [i32; STRIP] = core::array::from_fn(|r| border(mode, i0 + r + 1, p));
         let mut e = [NEG_INF; STRIP];
@@ -173,13 +189,20 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
         let mut row_best = [0i32; STRIP];
         let mut row_best_j = [0u32; STRIP];
         // H(i0, j-1): the diagonal of the strip's first row.
-        let mut diag = (*rows)[0];
-        *rows = [h_left[STRIP - 1], NEG_INF];
+        let mut diag = (*row(0))[0];
+        *row(0) = [h_left[STRIP - 1], NEG_INF];
         let strip_bits = bits.add(strip * m);
+        // The word holding the current target residue: one load per four
+        // columns.
+        let mut target_word = 0;
 
         for j in 1..=m {
-            let [h_above, f_above] = *rows.add(j);
-            let code = *d.add(j - 1) as usize;
+            let [h_above, f_above] = *row(j);
+            let b = d + j - 1;
+            if j == 1 || b % 4 == 0 {
+                target_word = *p.residues.add(b / 4);
+            }
+            let code = code_byte(target_word, (b % 4) as u32) as usize;
             let (mut h_up, mut f_up) = (h_above, f_above);
             let mut diag_r = diag;
             let mut word = 0u32;
@@ -229,7 +252,7 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
             }
             *strip_bits.add(j - 1) = word;
             diag = h_above;
-            *rows.add(j) = [h_up, f_up];
+            *row(j) = [h_up, f_up];
         }
         for r in 0..STRIP {
             if r < real_rows && row_best[r] > best {
@@ -269,24 +292,27 @@ enum State {
 }
 
 /// Kernel 2 for pair `t`: walks back from the end cell that [`fill_pair`]
-/// wrote, writes the ops (forward order) and the start cell and op count of
-/// result `t`.
+/// wrote, writes the ops (end to start, two bits each) and the start cell and
+/// op count of result `t`.
 ///
 /// # Safety
 /// The duties of [`fill_pair`], which must have run for pair `t` with the
-/// same parameters; and `p.ops` holds `n + m` bytes from `ops_offset` that no
-/// other thread touches.
+/// same parameters; and `p.ops` holds `ops_words(n, m)` words from
+/// `ops_offset` that no other thread touches.
 #[inline(always)]
 pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
     let t = t as usize;
     let task = *p.tasks.add(t);
     let (_, _, _, m) = sequences(p, t);
     let bits = p.bits.add(task.bits_offset as usize) as *const u32;
-    let ops = p.ops.add(task.ops_offset as usize);
     let r = p.results.add(t);
+    let mut ops = Ops {
+        words: p.ops.add(task.ops_offset as usize),
+        word: 0,
+        len: 0,
+    };
     let (mut i, mut j) = ((*r).query_end as usize, (*r).target_end as usize);
     let global = p.mode == MODE_GLOBAL;
-    let mut len = 0usize;
     let mut state = State::H;
     loop {
         match state {
@@ -294,13 +320,11 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
                 if i == 0 || j == 0 {
                     if global {
                         while i > 0 {
-                            *ops.add(len) = OP_INSERT;
-                            len += 1;
+                            ops.push(OP_INSERT);
                             i -= 1;
                         }
                         while j > 0 {
-                            *ops.add(len) = OP_DELETE;
-                            len += 1;
+                            ops.push(OP_DELETE);
                             j -= 1;
                         }
                     }
@@ -308,8 +332,7 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
                 }
                 let b = nibble(bits, m, i, j) & (BIT_MOVE_UP | BIT_MOVE_LEFT);
                 if b == BIT_MOVE_UP | BIT_MOVE_LEFT {
-                    *ops.add(len) = OP_MATCH;
-                    len += 1;
+                    ops.push(OP_MATCH);
                     i -= 1;
                     j -= 1;
                 } else if b == BIT_MOVE_UP {
@@ -322,8 +345,7 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
             }
             State::Up => {
                 let cont = nibble(bits, m, i, j) & BIT_CONT_UP != 0;
-                *ops.add(len) = OP_INSERT;
-                len += 1;
+                ops.push(OP_INSERT);
                 i -= 1;
                 if !cont {
                     state = State::H;
@@ -331,8 +353,7 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
             }
             State::Left => {
                 let cont = nibble(bits, m, i, j) & BIT_CONT_LEFT != 0;
-                *ops.add(len) = OP_DELETE;
-                len += 1;
+                ops.push(OP_DELETE);
                 j -= 1;
                 if !cont {
                     state = State::H;
@@ -340,18 +361,39 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
             }
         }
     }
-    // The ops came end to start: reverse them in place.
-    let (mut a, mut b) = (0usize, len);
-    while a + 1 < b {
-        b -= 1;
-        let tmp = *ops.add(a);
-        *ops.add(a) = *ops.add(b);
-        *ops.add(b) = tmp;
-        a += 1;
-    }
+    ops.flush();
     (*r).query_start = i as u32;
     (*r).target_start = j as u32;
-    (*r).ops_len = len as u32;
+    (*r).ops_len = ops.len;
+}
+
+/// The walk's op writer: sixteen two-bit ops per word, a word stored when
+/// full (and the last one by [`Ops::flush`]).
+struct Ops {
+    words: *mut u32,
+    word: u32,
+    len: u32,
+}
+
+impl Ops {
+    #[inline(always)]
+    unsafe fn push(&mut self, op: u8) {
+        let slot = self.len as usize % OPS_PER_WORD;
+        self.word |= (op as u32) << (2 * slot);
+        self.len += 1;
+        if slot == OPS_PER_WORD - 1 {
+            *self.words = self.word;
+            self.words = self.words.add(1);
+            self.word = 0;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn flush(&mut self) {
+        if !(self.len as usize).is_multiple_of(OPS_PER_WORD) {
+            *self.words = self.word;
+        }
+    }
 }
 
 /// GPU entry point of kernel 1: one thread per pair of the window.

@@ -39,9 +39,12 @@
 //! crash, never a silent skip.
 
 use gpu_kernels::layout::{
-    MODE_GLOBAL, MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, PAD_CODE,
-    PAD_SCORE, PairResult, PairTask, TracebackParams, backtrack_words,
+    MODE_GLOBAL, MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH,
+    OPS_PER_WORD, PAD_CODE, PAD_SCORE, PairResult, PairTask, TracebackParams, backtrack_words,
+    ops_words,
 };
+use std::cmp::Reverse;
+
 use gpu_kernels::traceback::{fill_pair, walk_pair};
 use rayon::prelude::*;
 
@@ -224,17 +227,17 @@ pub fn kernel_matrix(matrix: &ScoreMatrix) -> Vec<i8> {
     out
 }
 
-/// Window memory one n × m pair needs: backtrack bits
-/// (`4 · ceil(n·m / 8)` bytes), the row scratch (`8 · (m + 1)`), the op
-/// buffer (`n + m`) and its task and result.
+/// Window memory one n × m pair needs on its own: backtrack bits
+/// (`4 · ceil(n / 8) · m` bytes), the row scratch (`8 · (m + 1)`), the op
+/// buffer (`4 · ceil((n + m) / 16)`) and its task and result.
 ///
 /// ```
-/// assert_eq!(host::traceback::pair_bytes(8, 8), 32 + 72 + 16 + 32 + 24);
+/// assert_eq!(host::traceback::pair_bytes(8, 8), 32 + 72 + 4 + 24 + 24);
 /// ```
 pub fn pair_bytes(n: usize, m: usize) -> usize {
     4 * backtrack_words(n, m)
         + 8 * (m + 1)
-        + (n + m)
+        + 4 * ops_words(n, m)
         + size_of::<PairTask>()
         + size_of::<PairResult>()
 }
@@ -242,43 +245,61 @@ pub fn pair_bytes(n: usize, m: usize) -> usize {
 /// Checks that an n × m pair is within the kernels' limits: the i32 score
 /// range and [`MAX_PAIR_BYTES`].
 pub fn check_pair(n: usize, m: usize, scoring: &Scoring) -> Result<()> {
-    let largest_step = i64::from(scoring.gaps.open + scoring.gaps.extend)
-        + i64::from(
-            scoring
-                .matrix
-                .max_score()
-                .abs()
-                .max(scoring.matrix.min_score().abs()),
-        );
-    if (n as i64 + m as i64 + 2).saturating_mul(largest_step) >= SCORE_RANGE {
-        return Err(Error::InvalidArgument(format!(
-            "a {n} × {m} pair with these penalties may leave the i32 score range of the \
-             traceback kernels ((n + m + 2) · (open + extend + max|s|) must be below 2^28)"
-        )));
+    PairLimits::new(scoring).check(n, m)
+}
+
+/// [`check_pair`] for many pairs: the scoring's largest step computed once.
+struct PairLimits {
+    /// Most one cell can change a score: `open + extend + max |s|`.
+    largest_step: i64,
+}
+
+impl PairLimits {
+    fn new(scoring: &Scoring) -> PairLimits {
+        let largest_score = scoring
+            .matrix
+            .max_score()
+            .abs()
+            .max(scoring.matrix.min_score().abs());
+        PairLimits {
+            largest_step: i64::from(scoring.gaps.open + scoring.gaps.extend)
+                + i64::from(largest_score),
+        }
     }
-    let bytes = pair_bytes(n, m);
-    if bytes > MAX_PAIR_BYTES {
-        return Err(Error::InvalidArgument(format!(
-            "a {n} × {m} pair needs {} MiB of backtrack memory, more than the {} MiB \
-             limit of the traceback (quadratic memory; align shorter pieces)",
-            bytes >> 20,
-            MAX_PAIR_BYTES >> 20
-        )));
+
+    fn check(&self, n: usize, m: usize) -> Result<()> {
+        if (n as i64 + m as i64 + 2).saturating_mul(self.largest_step) >= SCORE_RANGE {
+            return Err(Error::InvalidArgument(format!(
+                "a {n} × {m} pair with these penalties may leave the i32 score range of the \
+                 traceback kernels ((n + m + 2) · (open + extend + max|s|) must be below 2^28)"
+            )));
+        }
+        let bytes = pair_bytes(n, m);
+        if bytes > MAX_PAIR_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "a {n} × {m} pair needs {} MiB of backtrack memory, more than the {} MiB \
+                 limit of the traceback (quadratic memory; align shorter pieces)",
+                bytes >> 20,
+                MAX_PAIR_BYTES >> 20
+            )));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Every sequence of a run, concatenated as the kernels read them.
 #[derive(Clone, Debug, Default)]
 pub struct Residues {
-    /// Residue codes of all sequences, back to back.
-    pub codes: Vec<u8>,
-    /// Sequence `k` is `codes[offsets[k] .. offsets[k + 1]]`.
+    /// Residue codes of all sequences, back to back, four per word
+    /// (little-endian), zero-padded to a whole word.
+    pub words: Vec<u32>,
+    /// Sequence `k` is residues `offsets[k] .. offsets[k + 1]`.
     pub offsets: Vec<u64>,
 }
 
 impl Residues {
-    /// Concatenates `sequences`.
+    /// Concatenates `sequences`, packed four residues per word (the
+    /// kernels' [`TracebackParams::residues`]), at least one word.
     pub fn new<S: AsRef<[u8]>>(sequences: &[S]) -> Residues {
         let mut codes = Vec::new();
         let mut offsets = vec![0u64];
@@ -286,7 +307,13 @@ impl Residues {
             codes.extend_from_slice(s.as_ref());
             offsets.push(codes.len() as u64);
         }
-        Residues { codes, offsets }
+        let total = codes.len();
+        codes.resize(total.div_ceil(4).max(1) * 4, 0);
+        let words = codes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Residues { words, offsets }
     }
 
     /// Length of sequence `k`.
@@ -296,7 +323,8 @@ impl Residues {
 
     /// Sequence `k`.
     pub fn sequence(&self, k: usize) -> &[u8] {
-        &self.codes[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+        let codes: &[u8] = bytemuck::cast_slice(&self.words);
+        &codes[self.offsets[k] as usize..self.offsets[k + 1] as usize]
     }
 }
 
@@ -309,19 +337,44 @@ pub struct Window {
     pub tasks: Vec<PairTask>,
     /// `u32` words of backtrack bits of the whole window.
     pub bits_words: usize,
-    /// `[H, F]` entries of row scratch of the whole window.
-    pub row_entries: usize,
-    /// Op bytes of the whole window.
-    pub ops_bytes: usize,
+    /// Longest target of the window (the row scratch has `widest + 1`
+    /// entries per pair, interleaved by pair).
+    pub widest: usize,
+    /// Op words of the whole window.
+    pub ops_words: usize,
 }
 
 impl Window {
-    /// Window memory in bytes (what [`pair_bytes`] adds up).
+    /// `[H, F]` entries of row scratch of the whole window.
+    pub fn row_entries(&self) -> usize {
+        (self.widest + 1) * self.tasks.len()
+    }
+
+    /// Window memory in bytes.
     pub fn bytes(&self) -> usize {
-        4 * self.bits_words
-            + 8 * self.row_entries
-            + self.ops_bytes
-            + self.tasks.len() * (size_of::<PairTask>() + size_of::<PairResult>())
+        Window::bytes_of(
+            self.tasks.len(),
+            self.bits_words,
+            self.widest,
+            self.ops_words,
+        )
+    }
+
+    /// Window memory in bytes once an n × m pair is added.
+    fn bytes_with(&self, n: usize, m: usize) -> usize {
+        Window::bytes_of(
+            self.tasks.len() + 1,
+            self.bits_words + backtrack_words(n, m),
+            self.widest.max(m),
+            self.ops_words + ops_words(n, m),
+        )
+    }
+
+    fn bytes_of(pairs: usize, bits_words: usize, widest: usize, ops_words: usize) -> usize {
+        4 * bits_words
+            + 8 * (widest + 1) * pairs
+            + 4 * ops_words
+            + pairs * (size_of::<PairTask>() + size_of::<PairResult>())
     }
 
     fn push(&mut self, index: usize, query: u32, target: u32, n: usize, m: usize) {
@@ -330,12 +383,11 @@ impl Window {
             query,
             target,
             bits_offset: self.bits_words as u64,
-            row_offset: self.row_entries as u64,
-            ops_offset: self.ops_bytes as u64,
+            ops_offset: self.ops_words as u64,
         });
         self.bits_words += backtrack_words(n, m);
-        self.row_entries += m + 1;
-        self.ops_bytes += n + m;
+        self.widest = self.widest.max(m);
+        self.ops_words += ops_words(n, m);
     }
 }
 
@@ -353,22 +405,28 @@ pub fn plan_windows(
     max_pairs: usize,
 ) -> (Vec<Window>, Vec<(usize, Error)>) {
     let size = |&(q, t): &(usize, usize)| (residues.length(q), residues.length(t));
-    let mut order: Vec<usize> = (0..pairs.len()).collect();
-    order.sort_by_key(|&k| {
-        let (n, m) = size(&pairs[k]);
-        (std::cmp::Reverse(n * m), std::cmp::Reverse(n + m), k)
-    });
+    // Keys computed once; the pair index makes every key distinct, so the
+    // unstable parallel sort gives one deterministic order.
+    let mut order: Vec<(Reverse<usize>, Reverse<usize>, usize)> = pairs
+        .par_iter()
+        .enumerate()
+        .map(|(k, pair)| {
+            let (n, m) = size(pair);
+            (Reverse(n * m), Reverse(n + m), k)
+        })
+        .collect();
+    order.par_sort_unstable();
+    let limits = PairLimits::new(scoring);
     let mut windows = Vec::new();
     let mut refused = Vec::new();
     let mut current = Window::default();
-    for k in order {
+    for (_, _, k) in order {
         let (n, m) = size(&pairs[k]);
-        if let Err(e) = check_pair(n, m, scoring) {
+        if let Err(e) = limits.check(n, m) {
             refused.push((k, e));
             continue;
         }
-        let full =
-            current.tasks.len() >= max_pairs.max(1) || current.bytes() + pair_bytes(n, m) > budget;
+        let full = current.tasks.len() >= max_pairs.max(1) || current.bytes_with(n, m) > budget;
         if full && !current.tasks.is_empty() {
             windows.push(std::mem::take(&mut current));
         }
@@ -384,8 +442,8 @@ pub fn plan_windows(
 pub struct WindowOutput {
     /// One result per task.
     pub results: Vec<PairResult>,
-    /// The window's op buffer.
-    pub ops: Vec<u8>,
+    /// The window's op buffer (see `TracebackParams::ops`).
+    pub ops: Vec<u32>,
 }
 
 /// Turns every task of `window` into its pair's [`Alignment`], stored at
@@ -427,10 +485,11 @@ pub fn finish(
     target: &[u8],
 ) -> Alignment {
     let r = output.results[k];
-    let start = window.tasks[k].ops_offset as usize;
-    let ops: Vec<Op> = output.ops[start..start + r.ops_len as usize]
-        .iter()
-        .map(|&c| Op::from_code(c))
+    let words = &output.ops[window.tasks[k].ops_offset as usize..];
+    // The kernel wrote the ops from the end of the alignment to its start.
+    let ops: Vec<Op> = (0..r.ops_len as usize)
+        .rev()
+        .map(|k| Op::from_code((words[k / OPS_PER_WORD] >> (2 * (k % OPS_PER_WORD)) & 3) as u8))
         .collect();
     let mut a = Alignment {
         score: r.score,
@@ -477,11 +536,11 @@ pub fn run_window_cpu(
 ) -> WindowOutput {
     assert_eq!(matrix.len(), NUM_CODES * NUM_CODES);
     let mut bits = vec![0u32; window.bits_words];
-    let mut rows = vec![[0i32; 2]; window.row_entries];
-    let mut ops = vec![0u8; window.ops_bytes];
+    let mut rows = vec![[0i32; 2]; window.row_entries()];
+    let mut ops = vec![0u32; window.ops_words];
     let mut results = vec![PairResult::default(); window.tasks.len()];
     let params = SharedParams(TracebackParams {
-        residues: residues.codes.as_ptr(),
+        residues: residues.words.as_ptr(),
         offsets: residues.offsets.as_ptr(),
         matrix: matrix.as_ptr(),
         tasks: window.tasks.as_ptr(),
