@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use host::engine::gpu::KernelResources;
 use host::engine::{self, Kernel};
 use host::merge::top_hits;
 use host::reference::local_score;
@@ -67,6 +68,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
 
     let mut rows = Vec::new();
+    let mut resources = Vec::new();
     for &kernel in &kernels {
         let (placement, policy) = placement(&args.placement)?;
         let opened = engine::open(placement, policy, db.clone(), scoring.clone(), kernel)?;
@@ -75,15 +77,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         let mut engine = opened.engine;
         let device = engine.description();
-        let resources = match engine.kernel_resources()? {
-            Some(r) => format!(
-                ", {} registers, {} bytes local memory per thread",
-                r.registers, r.local_bytes
-            ),
-            None => String::new(),
-        };
+        let used = engine.kernel_resources()?;
+        resources.push(used);
         eprintln!(
-            "{device}{resources}; database prepared/uploaded in {:.3} s",
+            "{device}; database prepared/uploaded in {:.3} s",
             opened.upload_seconds
         );
 
@@ -142,13 +139,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             });
         }
     }
-    print_table(&rows, &kernels, &queries, residues, checked.len());
+    print_table(
+        &rows,
+        &kernels,
+        &resources,
+        &queries,
+        residues,
+        checked.len(),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn print_table(
     rows: &[Row],
     kernels: &[Kernel],
+    resources: &[Option<KernelResources>],
     queries: &[host::fasta::Record],
     residues: u64,
     checked: usize,
@@ -185,6 +190,20 @@ fn print_table(
         print!(" {:>14.1}", gcups(cells, seconds));
     }
     println!();
+    // What the driver reports for each kernel's entry point (`auto`: its
+    // first stage); local memory holds spills and local arrays.
+    let per_kernel = |label: &str, field: fn(&KernelResources) -> i32| {
+        print!("{label:<21}");
+        for used in resources {
+            match used {
+                Some(r) => print!(" {:>14}", field(r)),
+                None => print!(" {:>14}", "-"),
+            }
+        }
+        println!();
+    };
+    per_kernel("registers/thread", |r| r.registers);
+    per_kernel("local bytes/thread", |r| r.local_bytes);
     println!(
         "(median of timed runs; {checked} database sequences per query checked against the scalar reference: all equal)"
     );
