@@ -1,8 +1,11 @@
 //! Kernels under host emulation against the scalar reference, launched the way
-//! the GPU engine launches them (GPU-sized chunks, thread-interleaved layouts).
+//! the GPU engine launches them (GPU-sized chunks, thread-interleaved layouts),
+//! and the CPU engine's inter-sequence form of the SIMT kernel on the same
+//! chunks.
 
 use host::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use host::engine::cpu::run_simt_chunk;
+use host::engine::inter_sequence;
 use host::profile::sequential_profile;
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
@@ -10,8 +13,17 @@ use rayon::prelude::*;
 
 use crate::hay;
 
-/// Scores `query` against every sequence of `db` with `sw_simt_i32`, in
-/// chunks of at most `threads` sequences, and compares with the reference.
+/// A way to score one packed chunk against a sequential profile.
+type ChunkKernel = fn(&PackedChunk, &[u32], gpu_kernels::recurrence::Gaps) -> Vec<i32>;
+
+/// `sw_simt_i32` emulated, and the CPU engine's inter-sequence SIMD form.
+const SIMT_KERNELS: [(&str, ChunkKernel); 2] = [
+    ("sw_simt_i32", run_simt_chunk),
+    ("inter-sequence", inter_sequence::score_chunk),
+];
+
+/// Scores `query` against every sequence of `db` with both [`SIMT_KERNELS`],
+/// in chunks of at most `threads` sequences, and compares with the reference.
 fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) -> usize {
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
     let limits = ChunkLimits {
@@ -21,26 +33,26 @@ fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) ->
     let profile = sequential_profile(query, &scoring.matrix);
     let gaps = scoring.gaps.kernel_gaps();
     let chunks = plan_chunks(&lengths, limits);
-    let got: Vec<i32> = chunks
-        .par_iter()
-        .flat_map_iter(|range| {
-            run_simt_chunk(&PackedChunk::pack(db, range.clone()), &profile, gaps)
-        })
-        .collect();
     let want: Vec<i32> = (0..db.len())
         .into_par_iter()
         .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
         .collect();
-    for i in 0..db.len() {
-        assert_eq!(
-            got[i],
-            want[i],
-            "sw_simt_i32: matrix {}, gaps {:?}, query length {}, target length {}",
-            scoring.matrix.name(),
-            scoring.gaps,
-            query.len(),
-            db.length(i)
-        );
+    for (name, kernel) in SIMT_KERNELS {
+        let got: Vec<i32> = chunks
+            .par_iter()
+            .flat_map_iter(|range| kernel(&PackedChunk::pack(db, range.clone()), &profile, gaps))
+            .collect();
+        for i in 0..db.len() {
+            assert_eq!(
+                got[i],
+                want[i],
+                "{name}: matrix {}, gaps {:?}, query length {}, target length {}",
+                scoring.matrix.name(),
+                scoring.gaps,
+                query.len(),
+                db.length(i)
+            );
+        }
     }
     db.len()
 }

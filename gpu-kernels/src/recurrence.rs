@@ -58,8 +58,8 @@ impl Gaps {
 /// assert_eq!(gap_score(15, 20, g), 14); // extend: 15 - 1
 /// ```
 #[inline(always)]
-pub fn gap_score(gap: i32, h: i32, g: Gaps) -> i32 {
-    max(gap - g.extend, h - g.first)
+pub fn gap_score<S: Score>(gap: S, h: S, g: Gaps) -> S {
+    max(gap - S::splat(g.extend), h - S::splat(g.first))
 }
 
 /// The local-alignment H of a cell: `max(0, diag + sub, e, f)`.
@@ -69,8 +69,8 @@ pub fn gap_score(gap: i32, h: i32, g: Gaps) -> i32 {
 /// assert_eq!(gpu_kernels::recurrence::local_h(3, -9, -1, -2), 0);
 /// ```
 #[inline(always)]
-pub fn local_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
-    max(max(diag + sub, e), max(f, 0))
+pub fn local_h<S: Score>(diag: S, sub: S, e: S, f: S) -> S {
+    max(max(diag + sub, e), max(f, S::splat(0)))
 }
 
 /// The global/semiglobal H of a cell: `max(diag + sub, e, f)` (no zero
@@ -80,13 +80,48 @@ pub fn local_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
 /// assert_eq!(gpu_kernels::recurrence::global_h(3, -9, -1, -2), -1);
 /// ```
 #[inline(always)]
-pub fn global_h(diag: i32, sub: i32, e: i32, f: i32) -> i32 {
+pub fn global_h<S: Score>(diag: S, sub: S, e: S, f: S) -> S {
     max(max(diag + sub, e), f)
 }
 
-/// `core::cmp::max` for i32 without the generic `Ord` machinery, so it
-/// lowers to one `max.s32` (fused with the add into Hopper's `VIADDMNMX`).
+/// The larger of two scores, lane by lane.
 #[inline(always)]
-pub fn max(a: i32, b: i32) -> i32 {
-    if a > b { a } else { b }
+pub fn max<S: Score>(a: S, b: S) -> S {
+    a.max_score(b)
+}
+
+/// What the recurrence computes on: one `i32` score (a GPU thread's cell),
+/// or a SIMD vector of `i32` lanes, one database sequence each (the CPU
+/// engine's inter-sequence kernel, [`Score`] for `Simd<i32, N>`).
+pub trait Score: Copy + core::ops::Add<Output = Self> + core::ops::Sub<Output = Self> {
+    /// `x` in every lane.
+    fn splat(x: i32) -> Self;
+    /// The larger of `self` and `other`, lane by lane.
+    fn max_score(self, other: Self) -> Self;
+}
+
+impl Score for i32 {
+    #[inline(always)]
+    fn splat(x: i32) -> i32 {
+        x
+    }
+
+    /// `core::cmp::max` without the generic `Ord` machinery, so it lowers
+    /// to one `max.s32` (fused with the add into Hopper's `VIADDMNMX`).
+    #[inline(always)]
+    fn max_score(self, other: i32) -> i32 {
+        if self > other { self } else { other }
+    }
+}
+
+impl<const N: usize> Score for core::simd::Simd<i32, N> {
+    #[inline(always)]
+    fn splat(x: i32) -> Self {
+        core::simd::Simd::splat(x)
+    }
+
+    #[inline(always)]
+    fn max_score(self, other: Self) -> Self {
+        core::simd::cmp::SimdOrd::simd_max(self, other)
+    }
 }

@@ -6,6 +6,7 @@
 //! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
 //! [`traceback`] computes whole alignments (seed 003's kernels), written by
 //! [`alignment_output`].
+#![feature(portable_simd)]
 #![deny(missing_docs)]
 
 pub mod alignment_output;

@@ -1,6 +1,12 @@
-//! The CPU engine: the kernels' own source compiled for the host, one rayon
-//! task per chunk. It is what runs when there is no GPU, and what CI uses to
-//! test the kernels.
+//! The CPU engine: one rayon task per chunk. It is what runs when there is
+//! no GPU, and what CI uses to test the kernels.
+//!
+//! `simt` and `auto` run [`super::inter_sequence`]: the SIMT kernel with
+//! sixteen of its threads in the lanes of one SIMD vector (on a CPU there is
+//! no GPU to fill, so `auto`'s warp stage would only cost time). Every other
+//! kernel runs its own source compiled for the host, the warp emulated
+//! (`gpu_kernels::vector::HostVector`), as engineers comparing variants on a
+//! machine without a GPU expect.
 
 use std::sync::Arc;
 
@@ -10,7 +16,7 @@ use gpu_kernels::vector::{HostVector, Vector};
 use gpu_kernels::{parallelogram, partitioned, simt, striped};
 use rayon::prelude::*;
 
-use super::{Engine, Kernel, QueryProfile};
+use super::{Engine, Kernel, QueryProfile, inter_sequence};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::error::Result;
 use crate::scoring::Scoring;
@@ -50,16 +56,23 @@ impl CpuEngine {
 
 impl Engine for CpuEngine {
     fn description(&self) -> String {
-        format!(
-            "CPU, {} threads, kernel {} (emulated)",
-            rayon::current_num_threads(),
-            self.kernel
-        )
+        let threads = rayon::current_num_threads();
+        match self.kernel {
+            Kernel::Simt | Kernel::Auto { .. } => format!(
+                "CPU, {threads} threads, inter-sequence SIMD ({} x i32 lanes)",
+                inter_sequence::LANES
+            ),
+            kernel => format!("CPU, {threads} threads, kernel {kernel} (emulated)"),
+        }
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         let gaps = self.scoring.gaps.kernel_gaps();
-        let kernel = self.kernel;
+        // `auto`: the inter-sequence kernel throughout (module docs).
+        let kernel = match self.kernel {
+            Kernel::Auto { .. } => Kernel::Simt,
+            kernel => kernel,
+        };
         let profiles: Vec<(Kernel, QueryProfile)> = kernel
             .stages()
             .into_iter()
@@ -77,7 +90,7 @@ impl Engine for CpuEngine {
                     .1;
                 match (stage, profile) {
                     (Kernel::Simt, QueryProfile::Sequential(words)) => {
-                        run_simt_chunk(chunk, words, gaps)
+                        inter_sequence::score_chunk(chunk, words, gaps)
                     }
                     (Kernel::Parallelogram { shared_memory }, QueryProfile::Sequential(words)) => {
                         run_parallelogram_chunk(chunk, words, gaps, shared_memory)

@@ -8,6 +8,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod inter_sequence;
 pub mod multi;
 pub mod traceback_gpu;
 

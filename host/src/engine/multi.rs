@@ -12,8 +12,8 @@ use std::sync::{Arc, RwLock};
 
 use gpu_kernels::recurrence::Gaps;
 
-use super::cpu::run_simt_chunk;
 use super::gpu::{GpuEngine, chunk_limits, free_memory, sorted_lengths};
+use super::inter_sequence;
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::dispatch::{Dispatcher, Policy, Unit, Worker, units_from_chunks};
@@ -113,7 +113,7 @@ impl Worker for CpuWorker {
             Error::InvalidArgument(format!("chunk {} is not in the plan", unit.index))
         })?;
         let gaps: Gaps = self.scoring.gaps.kernel_gaps();
-        Ok(run_simt_chunk(
+        Ok(inter_sequence::score_chunk(
             &PackedChunk::pack(&self.db, range),
             profile,
             gaps,
