@@ -84,6 +84,35 @@ pub fn global_h<S: Score>(diag: S, sub: S, e: S, f: S) -> S {
     max(max(diag + sub, e), f)
 }
 
+/// The column state of a strip of query rows swept down one database column
+/// (the SIMT kernel's inner loop, on the GPU and in the CPU engine).
+pub struct StripColumn<S> {
+    /// F of the cell above the current one (the vertical gap so far).
+    pub f: S,
+    /// H of the cell above the current one.
+    pub h_up: S,
+    /// H of the cell up and to the left.
+    pub diag: S,
+    /// The best H so far.
+    pub best: S,
+}
+
+impl<S: Score> StripColumn<S> {
+    /// Local-alignment cell of a row whose H and E of the previous column
+    /// are `h` and `e` (both updated to this column); `sub` is its
+    /// substitution score.
+    #[inline(always)]
+    pub fn local_cell(&mut self, h: &mut S, e: &mut S, sub: S, g: Gaps) {
+        *e = gap_score(*e, *h, g);
+        self.f = gap_score(self.f, self.h_up, g);
+        let cell = local_h(self.diag, sub, *e, self.f);
+        self.diag = *h;
+        *h = cell;
+        self.h_up = cell;
+        self.best = max(self.best, cell);
+    }
+}
+
 /// The larger of two scores, lane by lane.
 #[inline(always)]
 pub fn max<S: Score>(a: S, b: S) -> S {

@@ -37,7 +37,7 @@
 //! real cell: the maximum, the only thing returned, is unchanged.
 
 use crate::layout::{SimtParams, code_byte, score_byte};
-use crate::recurrence::{NEG_INF, gap_score, local_h, max};
+use crate::recurrence::{NEG_INF, StripColumn};
 
 /// Query rows per strip: the column state of a thread, in registers.
 pub const STRIP: usize = 32;
@@ -96,27 +96,30 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                 };
                 let scores = profile_strip.add(code * p.query_words as usize);
 
-                let mut f = f_above;
-                let mut h_up = h_above;
-                let mut diag = h_above_left;
+                let mut column_state = StripColumn {
+                    f: f_above,
+                    h_up: h_above,
+                    diag: h_above_left,
+                    best,
+                };
                 let words: [Words4; STRIP / 16] =
                     core::array::from_fn(|v| *scores.cast::<Words4>().add(v));
                 for quad in 0..STRIP / 4 {
                     let packed = words[quad / 4][quad % 4];
                     for b in 0..4 {
                         let r = quad * 4 + b;
-                        e[r] = gap_score(e[r], h[r], g);
-                        f = gap_score(f, h_up, g);
-                        let cell = local_h(diag, score_byte(packed, b as u32), e[r], f);
-                        diag = h[r];
-                        h[r] = cell;
-                        h_up = cell;
-                        best = max(best, cell);
+                        column_state.local_cell(
+                            &mut h[r],
+                            &mut e[r],
+                            score_byte(packed, b as u32),
+                            g,
+                        );
                     }
                 }
+                best = column_state.best;
                 h_above_left = h_above;
                 if writes_row_below {
-                    *row_slot = core::simd::i32x2::from_array([h[STRIP - 1], f]);
+                    *row_slot = core::simd::i32x2::from_array([h[STRIP - 1], column_state.f]);
                 }
             }
         }

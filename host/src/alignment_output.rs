@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::alphabet::decode;
@@ -19,6 +20,9 @@ pub enum AlignmentFormat {
     /// The aligned sequences, like EMBOSS needle/water, 50 columns a line.
     Pairwise,
 }
+
+/// TSV rows formatted per batch (in parallel) before they are written.
+const TSV_BATCH_ROWS: usize = 1 << 18;
 
 /// The TSV header's columns.
 pub const TSV_COLUMNS: [&str; 10] = [
@@ -79,22 +83,37 @@ pub fn write_alignments(
     match format {
         AlignmentFormat::Tsv => {
             writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
-            for p in pairs {
-                let a = p.alignment;
-                writeln!(
-                    out,
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{}\t{}",
-                    p.query_id,
-                    p.target_id,
-                    a.score,
-                    a.query_start,
-                    a.query_end,
-                    a.target_start,
-                    a.target_end,
-                    a.identity,
-                    a.length,
-                    cigar(p)
-                )?;
+            // Rows are formatted in parallel, a batch at a time, and written
+            // in order (all-against-all runs print millions of rows).
+            for batch in pairs.chunks(TSV_BATCH_ROWS) {
+                let texts: Vec<Vec<u8>> = batch
+                    .par_chunks(TSV_BATCH_ROWS / 64)
+                    .map(|rows| {
+                        let mut text = Vec::with_capacity(rows.len() * 64);
+                        for p in rows {
+                            let a = p.alignment;
+                            writeln!(
+                                text,
+                                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{}\t{}",
+                                p.query_id,
+                                p.target_id,
+                                a.score,
+                                a.query_start,
+                                a.query_end,
+                                a.target_start,
+                                a.target_end,
+                                a.identity,
+                                a.length,
+                                cigar(p)
+                            )
+                            .expect("writing to a Vec cannot fail");
+                        }
+                        text
+                    })
+                    .collect();
+                for text in texts {
+                    out.write_all(&text)?;
+                }
             }
         }
         AlignmentFormat::Json => {

@@ -25,7 +25,7 @@ use std::simd::Simd;
 use std::simd::num::SimdUint;
 
 use gpu_kernels::layout::{PAD_CODE, PROFILE_ROW_QUANTUM};
-use gpu_kernels::recurrence::{Gaps, NEG_INF, gap_score, local_h, max};
+use gpu_kernels::recurrence::{Gaps, NEG_INF, StripColumn};
 
 use crate::db::PackedChunk;
 
@@ -137,13 +137,16 @@ fn score_lanes(
                 } else {
                     Scores::splat(0)
                 };
-                let mut f = if strip > 0 {
-                    row_f[column]
-                } else {
-                    Scores::splat(NEG_INF)
+                let mut column_state = StripColumn {
+                    f: if strip > 0 {
+                        row_f[column]
+                    } else {
+                        Scores::splat(NEG_INF)
+                    },
+                    h_up: h_above,
+                    diag: h_above_left,
+                    best,
                 };
-                let mut h_up = h_above;
-                let mut diag = h_above_left;
                 for quad in 0..STRIP / 4 {
                     let packed = Words::gather_or_default(profile, rows + Simd::splat(quad));
                     for b in 0..4 {
@@ -151,19 +154,14 @@ fn score_lanes(
                         // Byte b of each lane's word, sign-extended.
                         let sub = (packed << Words::splat(24 - 8 * b as u32)).cast::<i32>()
                             >> Scores::splat(24);
-                        e[r] = gap_score(e[r], h[r], gaps);
-                        f = gap_score(f, h_up, gaps);
-                        let cell = local_h(diag, sub, e[r], f);
-                        diag = h[r];
-                        h[r] = cell;
-                        h_up = cell;
-                        best = max(best, cell);
+                        column_state.local_cell(&mut h[r], &mut e[r], sub, gaps);
                     }
                 }
+                best = column_state.best;
                 h_above_left = h_above;
                 if writes_row_below {
                     row_h[column] = h[STRIP - 1];
-                    row_f[column] = f;
+                    row_f[column] = column_state.f;
                 }
             }
         }
