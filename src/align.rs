@@ -14,6 +14,12 @@ use host::traceback::{DEFAULT_WINDOW_BYTES, align_pairs};
 
 use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
 
+/// The GPUs `--devices` names (all present ones for `all`), checked to exist.
+fn gpu_ordinals(devices: &str) -> anyhow::Result<Vec<usize>> {
+    let wanted = crate::search::device_list(devices)?;
+    Ok(host::engine::gpu::select_devices(wanted)?)
+}
+
 /// `warpsw align`: every query against every target.
 pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
     let queries = read_fasta(&args.query).context("reading the queries (--query)")?;
@@ -43,32 +49,32 @@ fn run(
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
-    let use_gpu = match opts.device {
-        DeviceChoice::Cpu => false,
-        DeviceChoice::Gpu => {
-            host::engine::gpu::devices()?;
-            true
-        }
+    let gpus = match opts.device {
+        DeviceChoice::Cpu => None,
+        DeviceChoice::Gpu => Some(gpu_ordinals(&opts.devices)?),
         DeviceChoice::Auto => match host::engine::gpu::devices() {
-            Ok(_) => true,
+            Ok(_) => Some(gpu_ordinals(&opts.devices)?),
             Err(why) => {
                 eprintln!("warpsw: {why}; using the CPU");
-                false
+                None
             }
         },
     };
     let started = Instant::now();
-    let (results, engine) = if use_gpu {
-        let run = align_pairs_gpu(0, &sequences, pairs, opts.mode, &scoring)?;
-        let engine = format!(
-            "GPU 0; {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of the fill), \
-             {:.3} s building alignments",
-            run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
-        );
-        (run.alignments, engine)
-    } else {
-        let results = align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES);
-        (results, "CPU".to_string())
+    let (results, engine) = match &gpus {
+        Some(ordinals) => {
+            let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring)?;
+            let engine = format!(
+                "GPU {ordinals:?}; {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of the fill), \
+                 {:.3} s building alignments",
+                run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
+            );
+            (run.alignments, engine)
+        }
+        None => {
+            let results = align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES);
+            (results, "CPU".to_string())
+        }
     };
     let seconds = started.elapsed().as_secs_f64();
     let mut alignments = Vec::with_capacity(results.len());

@@ -263,9 +263,13 @@ pub struct AlignmentOutputArgs {
     /// CIGAR with `=` (identical residues) and `X` (different) instead of `M`.
     #[arg(long)]
     pub extended_cigar: bool,
-    /// Where to align: GPU 0 when present (auto), the CPU, or the GPU.
+    /// Where to align: the GPUs when present (auto), the CPU, or the GPUs.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
+    /// GPUs to use: `all` or a list such as `0,2`. Windows of pairs go to
+    /// them longest first (seed 003's LPT schedule).
+    #[arg(long, default_value = "all", value_name = "all|LIST")]
+    pub devices: String,
     /// No summary on standard error.
     #[arg(long)]
     pub quiet: bool,

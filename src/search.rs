@@ -17,10 +17,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{DeviceChoice, FormatChoice, PlacementArgs, SearchArgs, parse_kernel};
 
-/// The `--device`, `--devices` and `--balance` choices.
-pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
-    let (choice, devices) = (args.device, args.devices.as_str());
-    let list = match devices.trim() {
+/// `--devices`: `None` for `all`, else the GPU numbers listed.
+pub fn device_list(devices: &str) -> anyhow::Result<Option<Vec<usize>>> {
+    Ok(match devices.trim() {
         "all" => None,
         text => Some(
             text.split(',')
@@ -30,7 +29,13 @@ pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
                     format!("--devices takes `all` or GPU numbers such as 0,2; got '{devices}'")
                 })?,
         ),
-    };
+    })
+}
+
+/// The `--device`, `--devices` and `--balance` choices.
+pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
+    let choice = args.device;
+    let list = device_list(&args.devices)?;
     let placement = match choice {
         DeviceChoice::Auto => Placement::Auto(list),
         DeviceChoice::Cpu => Placement::Cpu,

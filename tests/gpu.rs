@@ -153,7 +153,7 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
     for (k, mode) in Mode::ALL.into_iter().enumerate() {
         let scoring = hay::blosum62([11, 0, 10][k], [1, 1, 2][k]);
         let part: Vec<(usize, usize)> = pairs.iter().copied().skip(k).step_by(3).collect();
-        let got = host::engine::traceback_gpu::align_pairs_gpu(0, &seqs, &part, mode, &scoring)
+        let got = host::engine::traceback_gpu::align_pairs_gpu(&[0], &seqs, &part, mode, &scoring)
             .expect("GPU 0 runs the traceback")
             .alignments;
         let bad = part

@@ -438,6 +438,51 @@ pub fn plan_windows(
     (windows, refused)
 }
 
+/// Runs jobs `0..jobs` on `workers` workers (threads), each idle worker
+/// taking the next job in order, and returns the jobs' results in job order.
+///
+/// With jobs sorted longest first, as [`plan_windows`] makes the windows,
+/// this is Graham's longest-processing-time-first list schedule: seed 003's
+/// task manager spreading windows over GPUs. `run(worker, job)` is called
+/// once per job.
+///
+/// ```
+/// let squares = host::traceback::run_lpt(5, 2, |_, job| job * job);
+/// assert_eq!(squares, vec![0, 1, 4, 9, 16]);
+/// ```
+pub fn run_lpt<R: Send>(
+    jobs: usize,
+    workers: usize,
+    run: impl Fn(usize, usize) -> R + Sync,
+) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        (0..jobs).map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for worker in 0..workers.max(1) {
+            let (next, results, run) = (&next, &results, &run);
+            scope.spawn(move || {
+                loop {
+                    let job = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if job >= jobs {
+                        break;
+                    }
+                    let result = run(worker, job);
+                    *results[job].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .expect("every job ran")
+        })
+        .collect()
+}
+
 /// The kernels' outputs for one window, before they become [`Alignment`]s.
 pub struct WindowOutput {
     /// One result per task.
@@ -678,6 +723,36 @@ mod tests {
             matrix: ScoreMatrix::by_name(matrix).unwrap(),
             gaps: GapPenalty::new(open, extend).unwrap(),
         }
+    }
+
+    #[test]
+    fn lpt_runs_every_job_once_and_each_worker_takes_jobs_in_order() {
+        use std::sync::Mutex;
+        use std::time::Duration;
+        // Windows largest first: job k takes (12 - k) ms.
+        let taken: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+        let got = run_lpt(12, 3, |worker, job| {
+            std::thread::sleep(Duration::from_millis(12 - job as u64));
+            taken.lock().unwrap().push((worker, job));
+            job
+        });
+        assert_eq!(got, (0..12).collect::<Vec<_>>());
+        let taken = taken.into_inner().unwrap();
+        assert_eq!(taken.len(), 12);
+        for worker in 0..3 {
+            let jobs: Vec<usize> = taken
+                .iter()
+                .filter(|t| t.0 == worker)
+                .map(|t| t.1)
+                .collect();
+            assert!(
+                jobs.windows(2).all(|p| p[0] < p[1]),
+                "worker {worker}: {jobs:?}"
+            );
+        }
+        // No workers still runs everything (on one thread); no jobs is fine.
+        assert_eq!(run_lpt(3, 0, |_, j| j), vec![0, 1, 2]);
+        assert!(run_lpt(0, 4, |_, j| j).is_empty());
     }
 
     #[test]

@@ -80,6 +80,21 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
         .collect()
 }
 
+/// The GPUs to use: every one present (`None`), or those listed, each
+/// checked to exist.
+pub fn select_devices(wanted: Option<Vec<usize>>) -> Result<Vec<usize>> {
+    let present: Vec<usize> = devices()?.iter().map(|d| d.ordinal).collect();
+    match wanted {
+        None => Ok(present),
+        Some(list) => match list.iter().find(|o| !present.contains(o)) {
+            Some(missing) => Err(Error::InvalidArgument(format!(
+                "there is no GPU {missing} (GPUs present: {present:?})"
+            ))),
+            None => Ok(list),
+        },
+    }
+}
+
 pub(crate) fn gpu_error(
     device: usize,
     name: &str,

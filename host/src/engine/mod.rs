@@ -350,18 +350,7 @@ pub fn open(
         })
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
-        let present: Vec<usize> = gpu::devices()?.iter().map(|d| d.ordinal).collect();
-        let ordinals = match wanted {
-            None => present,
-            Some(list) => {
-                if let Some(missing) = list.iter().find(|o| !present.contains(o)) {
-                    return Err(Error::InvalidArgument(format!(
-                        "there is no GPU {missing} (GPUs present: {present:?})"
-                    )));
-                }
-                list
-            }
-        };
+        let ordinals = gpu::select_devices(wanted)?;
         if let [ordinal] = ordinals[..] {
             let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
             return Ok(Opened {

@@ -1,20 +1,25 @@
-//! The traceback kernels on a GPU: takes sequences, pairs, a mode and a
-//! scoring, returns each pair's [`Alignment`] computed by
+//! The traceback kernels on one or several GPUs: takes sequences, pairs, a
+//! mode and a scoring, returns each pair's [`Alignment`] computed by
 //! `sw_traceback_fill_i32` then `sw_traceback_walk` (seed 003: Blazewicz,
 //! Frohmberg, Kierzynka, Pesch & Wojciechowski (2011), *Protein alignment
 //! algorithms with an efficient backtracking routine on multiple GPUs*, BMC
 //! Bioinformatics 12:181).
 //!
-//! The sequences and the matrix are uploaded once; the pairs are planned
-//! into windows ([`plan_windows`]: largest first) whose buffers fit half of
-//! the device's free memory (queried, not assumed); per window the tasks are
+//! The sequences and the matrix are uploaded once per GPU; the pairs are
+//! planned into windows ([`plan_windows`]: largest first) whose buffers fit
+//! half of the smallest free memory of the GPUs (queried, not assumed), and
+//! the windows are spread over the GPUs longest-processing-time first
+//! ([`run_lpt`], as the paper's task manager does). Per window the tasks are
 //! uploaded, kernel 1 and kernel 2 are launched in stream order and the
 //! results and ops are read back. Kernel 1 writes every backtrack word, the
 //! bit buffer is still zeroed per window so a stale word can never be read.
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
 use super::gpu::{free_memory, gpu_error, kernels_module};
@@ -22,8 +27,8 @@ use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
 use crate::traceback::{
-    Alignment, KERNEL_SYMBOLS, Residues, WindowOutput, kernel_matrix, kernel_mode, plan_windows,
-    store_window,
+    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, kernel_matrix, kernel_mode,
+    plan_windows, run_lpt, store_window,
 };
 
 /// Threads per block of both traceback kernels (the paper's 16 × 16).
@@ -32,6 +37,10 @@ const BLOCK: u32 = 256;
 /// Most pairs per window (one launch of each kernel).
 const MAX_WINDOW_PAIRS: usize = 1 << 20;
 
+/// Windows per GPU at least, when several share the work: enough for the
+/// longest-first schedule to even out the GPUs' finishing times.
+const WINDOWS_PER_DEVICE: usize = 4;
+
 /// What [`align_pairs_gpu`] returns: the alignments, and where the time went.
 pub struct GpuAlignments {
     /// One result per pair, in the order of the pairs.
@@ -39,7 +48,7 @@ pub struct GpuAlignments {
     /// Windows (launches of each kernel).
     pub windows: usize,
     /// Seconds from each window's upload to its results on the host: both
-    /// kernels and the transfers.
+    /// kernels and the transfers (summed over the GPUs).
     pub gpu_seconds: f64,
     /// Of `gpu_seconds`, the part from the window's upload to the end of
     /// kernel 1 (the fill).
@@ -48,59 +57,69 @@ pub struct GpuAlignments {
     pub host_seconds: f64,
 }
 
-/// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on GPU
-/// `ordinal`; results in the order of `pairs`, a pair beyond
-/// [`crate::traceback::check_pair`]'s limits or the device's memory gets
-/// its error.
-pub fn align_pairs_gpu<S: AsRef<[u8]>>(
-    ordinal: usize,
-    sequences: &[S],
-    pairs: &[(usize, usize)],
-    mode: Mode,
-    scoring: &Scoring,
-) -> Result<GpuAlignments> {
-    let stage = |s| gpu_error(ordinal, "", s);
-    let residues = Residues::new(sequences);
-    let matrix = kernel_matrix(&scoring.matrix);
-    let (ctx, module) = kernels_module(ordinal, "")?;
-    let stream = ctx.default_stream();
-    let fill = module
-        .load_function(KERNEL_SYMBOLS[0])
-        .map_err(stage("loading the fill kernel"))?;
-    let walk = module
-        .load_function(KERNEL_SYMBOLS[1])
-        .map_err(stage("loading the walk kernel"))?;
-    // `Residues` keeps at least one word: the driver refuses empty uploads.
-    let d_codes = stream
-        .clone_htod(&residues.words)
-        .map_err(stage("uploading sequences"))?;
-    let d_offsets = stream
-        .clone_htod(&residues.offsets)
-        .map_err(stage("uploading sequences"))?;
-    let d_matrix = stream
-        .clone_htod(&matrix)
-        .map_err(stage("uploading the matrix"))?;
-    let budget = free_memory(ordinal)? / 2;
-    let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, MAX_WINDOW_PAIRS);
+/// Time spent on windows, added up over windows and GPUs.
+#[derive(Default)]
+struct Times {
+    gpu: f64,
+    fill: f64,
+    host: f64,
+}
 
-    let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
-    for (k, e) in refused {
-        out[k] = Some(Err(e));
+/// One GPU with the kernels loaded and the run's residues and matrix on it.
+struct DeviceTraceback {
+    ordinal: usize,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    fill: CudaFunction,
+    walk: CudaFunction,
+    codes: CudaSlice<u32>,
+    offsets: CudaSlice<u64>,
+    matrix: CudaSlice<i8>,
+}
+
+impl DeviceTraceback {
+    fn new(ordinal: usize, residues: &Residues, matrix: &[i8]) -> Result<DeviceTraceback> {
+        let stage = |s| gpu_error(ordinal, "", s);
+        let (ctx, module) = kernels_module(ordinal, "")?;
+        let stream = ctx.default_stream();
+        Ok(DeviceTraceback {
+            ordinal,
+            fill: module
+                .load_function(KERNEL_SYMBOLS[0])
+                .map_err(stage("loading the fill kernel"))?,
+            walk: module
+                .load_function(KERNEL_SYMBOLS[1])
+                .map_err(stage("loading the walk kernel"))?,
+            // `Residues` keeps at least one word: the driver refuses empty uploads.
+            codes: stream
+                .clone_htod(&residues.words)
+                .map_err(stage("uploading sequences"))?,
+            offsets: stream
+                .clone_htod(&residues.offsets)
+                .map_err(stage("uploading sequences"))?,
+            matrix: stream
+                .clone_htod(matrix)
+                .map_err(stage("uploading the matrix"))?,
+            ctx,
+            stream,
+        })
     }
-    let (mut gpu_seconds, mut fill_seconds, mut host_seconds) = (0.0, 0.0, 0.0);
-    for window in &windows {
+
+    /// Runs both kernels over `window` and reads their output back.
+    fn run(
+        &self,
+        window: &Window,
+        mode: Mode,
+        scoring: &Scoring,
+        times: &mut Times,
+    ) -> Result<WindowOutput> {
+        let stage = |s| gpu_error(self.ordinal, "", s);
+        let stream = &self.stream;
+        self.ctx
+            .bind_to_thread()
+            .map_err(stage("binding the device"))?;
         let started = Instant::now();
         let n_pairs = window.tasks.len();
-        if window.bytes() > budget {
-            // A single pair larger than the device's window memory.
-            let k = window.pair_indices[0];
-            out[k] = Some(Err(Error::InvalidArgument(format!(
-                "pair {k} needs {} MiB of backtrack memory; GPU {ordinal} has {} MiB for a window",
-                window.bytes() >> 20,
-                budget >> 20
-            ))));
-            continue;
-        }
         let d_tasks = stream
             .clone_htod(&window.tasks)
             .map_err(stage("uploading a window"))?;
@@ -117,14 +136,14 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
             .alloc_zeros::<u32>(window.ops_words.max(1))
             .map_err(stage("allocating a window"))?;
         // The guards keep the buffers' stream tracking alive through both launches.
-        let (codes_ptr, _a) = d_codes.device_ptr(&stream);
-        let (offsets_ptr, _b) = d_offsets.device_ptr(&stream);
-        let (matrix_ptr, _c) = d_matrix.device_ptr(&stream);
-        let (tasks_ptr, _d) = d_tasks.device_ptr(&stream);
-        let (results_ptr, _e) = d_results.device_ptr(&stream);
-        let (bits_ptr, _f) = d_bits.device_ptr(&stream);
-        let (rows_ptr, _g) = d_rows.device_ptr(&stream);
-        let (ops_ptr, _h) = d_ops.device_ptr(&stream);
+        let (codes_ptr, _a) = self.codes.device_ptr(stream);
+        let (offsets_ptr, _b) = self.offsets.device_ptr(stream);
+        let (matrix_ptr, _c) = self.matrix.device_ptr(stream);
+        let (tasks_ptr, _d) = d_tasks.device_ptr(stream);
+        let (results_ptr, _e) = d_results.device_ptr(stream);
+        let (bits_ptr, _f) = d_bits.device_ptr(stream);
+        let (rows_ptr, _g) = d_rows.device_ptr(stream);
+        let (ops_ptr, _h) = d_ops.device_ptr(stream);
         let params = TracebackParams {
             residues: codes_ptr as *const u32,
             offsets: offsets_ptr as *const u64,
@@ -144,8 +163,8 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
             shared_mem_bytes: 0,
         };
         for (k, (function, name)) in [
-            (&fill, "running the fill kernel"),
-            (&walk, "running the walk kernel"),
+            (&self.fill, "running the fill kernel"),
+            (&self.walk, "running the walk kernel"),
         ]
         .into_iter()
         .enumerate()
@@ -153,7 +172,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
             if k == 1 {
                 // Time the fill on its own (one extra wait per window).
                 stream.synchronize().map_err(stage(name))?;
-                fill_seconds += started.elapsed().as_secs_f64();
+                times.fill += started.elapsed().as_secs_f64();
             }
             let mut launch = stream.launch_builder(function);
             launch.arg(&params);
@@ -176,19 +195,84 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
                 .map_err(stage("reading a window back"))?,
         };
         stream.synchronize().map_err(stage("finishing a window"))?;
-        let stored = Instant::now();
-        gpu_seconds += (stored - started).as_secs_f64();
-        store_window(window, &output, pairs, &residues, &mut out);
-        host_seconds += stored.elapsed().as_secs_f64();
+        times.gpu += started.elapsed().as_secs_f64();
+        Ok(output)
     }
+}
+
+/// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on the
+/// GPUs `ordinals`; results in the order of `pairs`, a pair beyond
+/// [`crate::traceback::check_pair`]'s limits or the devices' memory gets
+/// its error. A driver error on any GPU ends the run with that error.
+pub fn align_pairs_gpu<S: AsRef<[u8]>>(
+    ordinals: &[usize],
+    sequences: &[S],
+    pairs: &[(usize, usize)],
+    mode: Mode,
+    scoring: &Scoring,
+) -> Result<GpuAlignments> {
+    if ordinals.is_empty() {
+        return Err(Error::InvalidArgument("no GPU to align on".into()));
+    }
+    let residues = Residues::new(sequences);
+    let matrix = kernel_matrix(&scoring.matrix);
+    let devices = ordinals
+        .iter()
+        .map(|&o| DeviceTraceback::new(o, &residues, &matrix))
+        .collect::<Result<Vec<_>>>()?;
+    let mut budget = usize::MAX;
+    for &o in ordinals {
+        budget = budget.min(free_memory(o)? / 2);
+    }
+    let max_pairs = match ordinals.len() {
+        1 => MAX_WINDOW_PAIRS,
+        n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
+    };
+    let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
+
+    let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
+    for (k, e) in refused {
+        out[k] = Some(Err(e));
+    }
+    for window in windows.iter().filter(|w| w.bytes() > budget) {
+        // A single pair larger than the devices' window memory.
+        let k = window.pair_indices[0];
+        out[k] = Some(Err(Error::InvalidArgument(format!(
+            "pair {k} needs {} MiB of backtrack memory; the GPUs have {} MiB for a window",
+            window.bytes() >> 20,
+            budget >> 20
+        ))));
+    }
+    let runnable: Vec<&Window> = windows.iter().filter(|w| w.bytes() <= budget).collect();
+    let out = Mutex::new(out);
+    let times = Mutex::new(Times::default());
+    let ran = run_lpt(runnable.len(), devices.len(), |device, w| -> Result<()> {
+        let mut own = Times::default();
+        let output = devices[device].run(runnable[w], mode, scoring, &mut own)?;
+        let stored = Instant::now();
+        {
+            let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+            store_window(runnable[w], &output, pairs, &residues, &mut out);
+        }
+        own.host = stored.elapsed().as_secs_f64();
+        let mut times = times.lock().unwrap_or_else(|p| p.into_inner());
+        times.gpu += own.gpu;
+        times.fill += own.fill;
+        times.host += own.host;
+        Ok(())
+    });
+    ran.into_iter().collect::<Result<Vec<()>>>()?;
+    let times = times.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(GpuAlignments {
         alignments: out
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
             .into_iter()
             .map(|r| r.expect("every pair is planned or refused"))
             .collect(),
         windows: windows.len(),
-        gpu_seconds,
-        fill_seconds,
-        host_seconds,
+        gpu_seconds: times.gpu,
+        fill_seconds: times.fill,
+        host_seconds: times.host,
     })
 }
