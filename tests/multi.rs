@@ -64,7 +64,7 @@ fn multi(
         max_sequences: usize::MAX,
         max_bytes: usize::MAX,
     };
-    let plan = Arc::new(multi_device_plan(db, devices, limits));
+    let plan = Arc::new(multi_device_plan(db, devices, limits, Kernel::Simt));
     let units: Vec<Unit> = units_from_chunks(db, &plan);
     let query = SharedQuery::default();
     let workers = (0..devices)
@@ -130,4 +130,32 @@ fn all_devices_failing_is_an_error_not_a_partial_result() {
     let (db, queries) = setup();
     let mut engine = multi(&db, 2, Policy::Dynamic, &[Some(0), Some(2)]);
     assert!(engine.score_all(&queries[0]).is_err());
+}
+
+/// With `auto`, no chunk of a multi-GPU plan mixes the two stages.
+#[test]
+fn multi_device_plan_splits_auto_at_its_threshold() {
+    let mut rng = hay::rng(77);
+    let db = hay::database(
+        (0..500)
+            .map(|_| {
+                let len = hay::skewed_length(&mut rng, 3000);
+                hay::random_codes(&mut rng, len, false)
+            })
+            .collect(),
+    );
+    let limits = ChunkLimits {
+        max_sequences: usize::MAX,
+        max_bytes: usize::MAX,
+    };
+    let auto = Kernel::auto(1000, "partitioned-vl32-pl512").unwrap();
+    let plan = multi_device_plan(&db, 3, limits, auto);
+    assert_eq!(plan.iter().map(|r| r.len()).sum::<usize>(), db.len());
+    for range in plan {
+        let long = range.clone().filter(|&i| db.length(i) > 1000).count();
+        assert!(
+            long == 0 || long == range.len(),
+            "chunk {range:?} mixes the stages"
+        );
+    }
 }

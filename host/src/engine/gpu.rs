@@ -217,6 +217,21 @@ pub fn free_memory(ordinal: usize) -> Result<usize> {
     Ok(free)
 }
 
+/// Chunks of the sorted database for `kernel` within `limits`: with `auto`,
+/// each stage gets chunks of its own sequences only.
+pub fn plan_for(
+    kernel: Kernel,
+    sorted_lengths: &[usize],
+    limits: ChunkLimits,
+) -> Vec<Range<usize>> {
+    match kernel {
+        Kernel::Auto { threshold, .. } => {
+            plan_chunks_split(sorted_lengths, limits, threshold as usize)
+        }
+        _ => plan_chunks(sorted_lengths, limits),
+    }
+}
+
 /// The sorted database's lengths, for [`plan_chunks`].
 pub fn sorted_lengths(db: &Database) -> Vec<usize> {
     (0..db.len()).map(|i| db.length(i)).collect()
@@ -255,13 +270,7 @@ impl GpuEngine {
         kernel: Kernel,
     ) -> Result<GpuEngine> {
         let limits = chunk_limits(db, free_memory(ordinal)?)?;
-        let plan = match kernel {
-            // Each stage gets chunks of its own sequences only.
-            Kernel::Auto { threshold, .. } => {
-                plan_chunks_split(&sorted_lengths(db), limits, threshold as usize)
-            }
-            _ => plan_chunks(&sorted_lengths(db), limits),
-        };
+        let plan = plan_for(kernel, &sorted_lengths(db), limits);
         GpuEngine::with_plan(ordinal, db, scoring, kernel, &plan)
     }
 

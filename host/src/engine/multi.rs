@@ -12,10 +12,10 @@ use std::sync::{Arc, RwLock};
 
 use gpu_kernels::recurrence::Gaps;
 
-use super::gpu::{GpuEngine, chunk_limits, free_memory, sorted_lengths};
+use super::gpu::{GpuEngine, chunk_limits, free_memory, plan_for, sorted_lengths};
 use super::inter_sequence;
 use super::{Engine, Kernel};
-use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
+use crate::db::{ChunkLimits, Database, PackedChunk};
 use crate::dispatch::{Dispatcher, Policy, Unit, Worker, units_from_chunks};
 use crate::error::{Error, Result};
 use crate::profile::sequential_profile;
@@ -191,14 +191,20 @@ impl<W: Worker> Engine for MultiEngine<W> {
     }
 }
 
-/// A plan of about [`CHUNKS_PER_DEVICE`] chunks per device within `limits`.
-pub fn multi_device_plan(db: &Database, devices: usize, limits: ChunkLimits) -> Vec<Range<usize>> {
+/// A plan of about [`CHUNKS_PER_DEVICE`] chunks per device within `limits`
+/// (split at `auto`'s threshold, as on one GPU).
+pub fn multi_device_plan(
+    db: &Database,
+    devices: usize,
+    limits: ChunkLimits,
+    kernel: Kernel,
+) -> Vec<Range<usize>> {
     let per_chunk = db.len().div_ceil(devices.max(1) * CHUNKS_PER_DEVICE).max(1);
     let limits = ChunkLimits {
         max_sequences: limits.max_sequences.min(per_chunk),
         ..limits
     };
-    plan_chunks(&sorted_lengths(db), limits)
+    plan_for(kernel, &sorted_lengths(db), limits)
 }
 
 /// Opens every GPU of `ordinals` with the whole database resident (uploaded
@@ -217,7 +223,7 @@ pub fn open_gpus(
         .into_iter()
         .min()
         .unwrap_or(0);
-    let plan = multi_device_plan(db, ordinals.len(), chunk_limits(db, free)?);
+    let plan = multi_device_plan(db, ordinals.len(), chunk_limits(db, free)?, kernel);
     let started = std::time::Instant::now();
     let engines: Vec<Result<GpuEngine>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ordinals
