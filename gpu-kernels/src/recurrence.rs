@@ -99,13 +99,14 @@ pub struct StripColumn<S> {
 
 impl<S: Score> StripColumn<S> {
     /// Local-alignment cell of a row whose H and E of the previous column
-    /// are `h` and `e` (both updated to this column); `sub` is its
-    /// substitution score.
+    /// are `h` and `e` (both updated to this column); `sub` gives its
+    /// substitution score (called after the gaps, the order the SIMT
+    /// kernel's PTX was verified with on the GPU).
     #[inline(always)]
-    pub fn local_cell(&mut self, h: &mut S, e: &mut S, sub: S, g: Gaps) {
+    pub fn local_cell(&mut self, h: &mut S, e: &mut S, sub: impl FnOnce() -> S, g: Gaps) {
         *e = gap_score(*e, *h, g);
         self.f = gap_score(self.f, self.h_up, g);
-        let cell = local_h(self.diag, sub, *e, self.f);
+        let cell = local_h(self.diag, sub(), *e, self.f);
         self.diag = *h;
         *h = cell;
         self.h_up = cell;

@@ -111,7 +111,7 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                         column_state.local_cell(
                             &mut h[r],
                             &mut e[r],
-                            score_byte(packed, b as u32),
+                            || score_byte(packed, b as u32),
                             g,
                         );
                     }

@@ -152,8 +152,10 @@ fn score_lanes(
                     for b in 0..4 {
                         let r = quad * 4 + b;
                         // Byte b of each lane's word, sign-extended.
-                        let sub = (packed << Words::splat(24 - 8 * b as u32)).cast::<i32>()
-                            >> Scores::splat(24);
+                        let sub = || {
+                            (packed << Words::splat(24 - 8 * b as u32)).cast::<i32>()
+                                >> Scores::splat(24)
+                        };
                         column_state.local_cell(&mut h[r], &mut e[r], sub, gaps);
                     }
                 }
