@@ -144,6 +144,20 @@ impl Score for i32 {
     }
 }
 
+/// Wide scores: the host's checkpointed traceback for pairs beyond the
+/// kernels' i32 range.
+impl Score for i64 {
+    #[inline(always)]
+    fn splat(x: i32) -> i64 {
+        i64::from(x)
+    }
+
+    #[inline(always)]
+    fn max_score(self, other: i64) -> i64 {
+        self.max(other)
+    }
+}
+
 impl<const N: usize> Score for core::simd::Simd<i32, N> {
     #[inline(always)]
     fn splat(x: i32) -> Self {

@@ -87,7 +87,7 @@ use crate::layout::{
     MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH, OPS_PER_WORD,
     TracebackParams, code_byte,
 };
-use crate::recurrence::{NEG_INF, gap_score, global_h, local_h};
+use crate::recurrence::{Gaps, NEG_INF, Score, gap_score, global_h, local_h};
 
 /// H of border cell `k` (`H(k,0)` or `H(0,k)`) in `mode`.
 #[inline(always)]
@@ -118,6 +118,58 @@ unsafe fn sequences(p: &TracebackParams, t: usize) -> (usize, usize, usize, usiz
 #[inline(always)]
 unsafe fn residue(p: &TracebackParams, b: usize) -> usize {
     code_byte(*p.residues.add(b / 4), (b % 4) as u32) as usize
+}
+
+/// One cell of the recurrence with its backtrack nibble (the table in the
+/// module docs): from the diagonal H, the substitution score (asked for
+/// after the gaps, the order the kernel was verified with on the GPU), E and
+/// H of the cell to the left and F and H of the cell above, returns `(H, E,
+/// F, nibble)`. Shared by kernel 1 (`i32`) and the host's checkpointed
+/// traceback for pairs beyond the kernels' memory (`i64`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn traceback_cell<S: Score + PartialOrd>(
+    local: bool,
+    g: Gaps,
+    diag: S,
+    sub: impl FnOnce() -> S,
+    e_left: S,
+    h_left: S,
+    f_up: S,
+    h_up: S,
+) -> (S, S, S, u32) {
+    let e_ext = e_left - S::splat(g.extend);
+    let e_open = h_left - S::splat(g.first);
+    let f_ext = f_up - S::splat(g.extend);
+    let f_open = h_up - S::splat(g.first);
+    let e = gap_score(e_left, h_left, g);
+    let f = gap_score(f_up, h_up, g);
+    let sub = sub();
+    let via_diag = diag + sub;
+    let h = if local {
+        local_h(diag, sub, e, f)
+    } else {
+        global_h(diag, sub, e, f)
+    };
+    // Continue a gap only when that is strictly better than reopening it
+    // here (ties reopen).
+    let mut nibble = 0;
+    if f_ext > f_open {
+        nibble |= BIT_CONT_UP;
+    }
+    if e_ext > e_open {
+        nibble |= BIT_CONT_LEFT;
+    }
+    if local && h == S::splat(0) {
+        // Stop: neither B bit.
+    } else if h == via_diag {
+        nibble |= BIT_MOVE_UP | BIT_MOVE_LEFT;
+    } else if h == f {
+        nibble |= BIT_MOVE_UP;
+    } else {
+        nibble |= BIT_MOVE_LEFT;
+    }
+    (h, e, f, nibble)
 }
 
 /// Query rows per strip: the rows one thread carries in registers across a
@@ -208,37 +260,10 @@ pub unsafe fn fill_pair(p: &TracebackParams, t: u32) {
             let mut word = 0u32;
             for r in 0..STRIP {
                 let i = i0 + r + 1;
-                let e_ext = e[r] - g.extend;
-                let e_open = h_left[r] - g.first;
-                let f_ext = f_up - g.extend;
-                let f_open = h_up - g.first;
-                e[r] = gap_score(e[r], h_left[r], g);
-                let f = gap_score(f_up, h_up, g);
-                let sub = *matrix_rows[r].add(code) as i32;
-                let via_diag = diag_r + sub;
-                let h = if local {
-                    local_h(diag_r, sub, e[r], f)
-                } else {
-                    global_h(diag_r, sub, e[r], f)
-                };
-                // Continue a gap only when that is strictly better than
-                // reopening it here (ties reopen).
-                let mut nibble = 0;
-                if f_ext > f_open {
-                    nibble |= BIT_CONT_UP;
-                }
-                if e_ext > e_open {
-                    nibble |= BIT_CONT_LEFT;
-                }
-                if local && h == 0 {
-                    // Stop: neither B bit.
-                } else if h == via_diag {
-                    nibble |= BIT_MOVE_UP | BIT_MOVE_LEFT;
-                } else if h == f {
-                    nibble |= BIT_MOVE_UP;
-                } else {
-                    nibble |= BIT_MOVE_LEFT;
-                }
+                let sub = || *matrix_rows[r].add(code) as i32;
+                let (h, e_new, f, nibble) =
+                    traceback_cell(local, g, diag_r, sub, e[r], h_left[r], f_up, h_up);
+                e[r] = e_new;
                 word |= nibble << (4 * r);
                 let candidate = local || (mode == MODE_SEMIGLOBAL && (i == n || j == m));
                 if candidate && h > row_best[r] {
@@ -291,6 +316,69 @@ enum State {
     Left,
 }
 
+/// The walk of kernel 2 from end cell `(i, j)` (the state machine of the
+/// module docs): `nibble(i, j)` gives a cell's backtrack bits, `emit` takes
+/// each op from the alignment's end to its start; returns the start cell.
+/// Shared by kernel 2 and the host's checkpointed traceback.
+#[inline(always)]
+pub fn walk(
+    mut i: usize,
+    mut j: usize,
+    global: bool,
+    mut nibble: impl FnMut(usize, usize) -> u32,
+    mut emit: impl FnMut(u8),
+) -> (usize, usize) {
+    let mut state = State::H;
+    loop {
+        match state {
+            State::H => {
+                if i == 0 || j == 0 {
+                    if global {
+                        while i > 0 {
+                            emit(OP_INSERT);
+                            i -= 1;
+                        }
+                        while j > 0 {
+                            emit(OP_DELETE);
+                            j -= 1;
+                        }
+                    }
+                    break;
+                }
+                let b = nibble(i, j) & (BIT_MOVE_UP | BIT_MOVE_LEFT);
+                if b == BIT_MOVE_UP | BIT_MOVE_LEFT {
+                    emit(OP_MATCH);
+                    i -= 1;
+                    j -= 1;
+                } else if b == BIT_MOVE_UP {
+                    state = State::Up;
+                } else if b == BIT_MOVE_LEFT {
+                    state = State::Left;
+                } else {
+                    break;
+                }
+            }
+            State::Up => {
+                let cont = nibble(i, j) & BIT_CONT_UP != 0;
+                emit(OP_INSERT);
+                i -= 1;
+                if !cont {
+                    state = State::H;
+                }
+            }
+            State::Left => {
+                let cont = nibble(i, j) & BIT_CONT_LEFT != 0;
+                emit(OP_DELETE);
+                j -= 1;
+                if !cont {
+                    state = State::H;
+                }
+            }
+        }
+    }
+    (i, j)
+}
+
 /// Kernel 2 for pair `t`: walks back from the end cell that [`fill_pair`]
 /// wrote, writes the ops (end to start, two bits each) and the start cell and
 /// op count of result `t`.
@@ -311,56 +399,14 @@ pub unsafe fn walk_pair(p: &TracebackParams, t: u32) {
         word: 0,
         len: 0,
     };
-    let (mut i, mut j) = ((*r).query_end as usize, (*r).target_end as usize);
     let global = p.mode == MODE_GLOBAL;
-    let mut state = State::H;
-    loop {
-        match state {
-            State::H => {
-                if i == 0 || j == 0 {
-                    if global {
-                        while i > 0 {
-                            ops.push(OP_INSERT);
-                            i -= 1;
-                        }
-                        while j > 0 {
-                            ops.push(OP_DELETE);
-                            j -= 1;
-                        }
-                    }
-                    break;
-                }
-                let b = nibble(bits, m, i, j) & (BIT_MOVE_UP | BIT_MOVE_LEFT);
-                if b == BIT_MOVE_UP | BIT_MOVE_LEFT {
-                    ops.push(OP_MATCH);
-                    i -= 1;
-                    j -= 1;
-                } else if b == BIT_MOVE_UP {
-                    state = State::Up;
-                } else if b == BIT_MOVE_LEFT {
-                    state = State::Left;
-                } else {
-                    break;
-                }
-            }
-            State::Up => {
-                let cont = nibble(bits, m, i, j) & BIT_CONT_UP != 0;
-                ops.push(OP_INSERT);
-                i -= 1;
-                if !cont {
-                    state = State::H;
-                }
-            }
-            State::Left => {
-                let cont = nibble(bits, m, i, j) & BIT_CONT_LEFT != 0;
-                ops.push(OP_DELETE);
-                j -= 1;
-                if !cont {
-                    state = State::H;
-                }
-            }
-        }
-    }
+    let (i, j) = walk(
+        (*r).query_end as usize,
+        (*r).target_end as usize,
+        global,
+        |i, j| nibble(bits, m, i, j),
+        |op| ops.push(op),
+    );
     ops.flush();
     (*r).query_start = i as u32;
     (*r).target_start = j as u32;

@@ -11,6 +11,7 @@
 
 pub mod alignment_output;
 pub mod alphabet;
+pub mod checkpointed;
 pub mod db;
 pub mod dbfile;
 pub mod dispatch;

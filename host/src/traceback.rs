@@ -34,9 +34,10 @@
 //! `4 · ceil(n·m / 8)` bytes of backtrack bits. [`align_pairs`] fills windows
 //! up to its budget; a pair larger than the budget runs alone in a window of
 //! its own as long as it needs at most [`MAX_PAIR_BYTES`]; beyond that, or
-//! beyond the i32 score range of the kernels ([`check_pair`]), that pair's
-//! result is an [`Error::InvalidArgument`] naming the limit — never a
-//! crash, never a silent skip.
+//! beyond the i32 score range of the kernels ([`check_pair`]), the pair is
+//! aligned by [`crate::checkpointed`] on the CPU: `O(m·√n)` memory, i64
+//! scores, the same cells, tie rules and walk, so the same alignment. Only a
+//! score beyond `i32` is an error — never a crash, never a silent skip.
 
 use gpu_kernels::layout::{
     MODE_GLOBAL, MODE_LOCAL, MODE_SEMIGLOBAL, NUM_CODES, OP_DELETE, OP_INSERT, OP_MATCH,
@@ -79,7 +80,7 @@ pub enum Op {
 }
 
 impl Op {
-    fn from_code(code: u8) -> Op {
+    pub(crate) fn from_code(code: u8) -> Op {
         match code {
             OP_MATCH => Op::Match,
             OP_INSERT => Op::Insertion,
@@ -122,6 +123,38 @@ pub struct Alignment {
 }
 
 impl Alignment {
+    /// The alignment of a path from cell `start` to cell `end` (matrix
+    /// cells: it covers residues `start.0 + 1 ..= end.0` of `query` and
+    /// `start.1 + 1 ..= end.1` of `target`) made of `ops`, with its score.
+    pub fn from_path(
+        score: i32,
+        start: (usize, usize),
+        end: (usize, usize),
+        ops: Vec<Op>,
+        query: &[u8],
+        target: &[u8],
+    ) -> Alignment {
+        let mut a = Alignment {
+            score,
+            query_start: start.0 + 1,
+            query_end: end.0,
+            target_start: start.1 + 1,
+            target_end: end.1,
+            length: ops.len(),
+            ops,
+            matches: 0,
+            identity: 0.0,
+        };
+        a.matches = a
+            .columns(query, target)
+            .filter(|&(op, q, t)| op == Op::Match && q == t)
+            .count();
+        if a.length > 0 {
+            a.identity = a.matches as f64 / a.length as f64;
+        }
+        a
+    }
+
     /// The CIGAR string with `M`, `I`, `D` (empty for the empty alignment).
     ///
     /// ```
@@ -536,25 +569,14 @@ pub fn finish(
         .rev()
         .map(|k| Op::from_code((words[k / OPS_PER_WORD] >> (2 * (k % OPS_PER_WORD)) & 3) as u8))
         .collect();
-    let mut a = Alignment {
-        score: r.score,
-        query_start: r.query_start as usize + 1,
-        query_end: r.query_end as usize,
-        target_start: r.target_start as usize + 1,
-        target_end: r.target_end as usize,
-        length: ops.len(),
+    Alignment::from_path(
+        r.score,
+        (r.query_start as usize, r.target_start as usize),
+        (r.query_end as usize, r.target_end as usize),
         ops,
-        matches: 0,
-        identity: 0.0,
-    };
-    a.matches = a
-        .columns(query, target)
-        .filter(|&(op, q, t)| op == Op::Match && q == t)
-        .count();
-    if a.length > 0 {
-        a.identity = a.matches as f64 / a.length as f64;
-    }
-    a
+        query,
+        target,
+    )
 }
 
 /// A parameter block shared by the emulated threads of one launch: each
@@ -626,9 +648,8 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     let matrix = kernel_matrix(&scoring.matrix);
     let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
-    for (k, e) in refused {
-        out[k] = Some(Err(e));
-    }
+    let beyond: Vec<usize> = refused.into_iter().map(|(k, _)| k).collect();
+    align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
     for window in &windows {
         let output = run_window_cpu(&residues, &matrix, window, mode, scoring);
         store_window(window, &output, pairs, &residues, &mut out);
@@ -636,6 +657,32 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     out.into_iter()
         .map(|r| r.expect("every pair is planned or refused"))
         .collect()
+}
+
+/// Aligns the pairs `beyond` (indices into `pairs`), which the kernels
+/// cannot take, with [`crate::checkpointed`], in parallel, into `out`.
+pub fn align_beyond_limits<S: AsRef<[u8]> + Sync>(
+    beyond: &[usize],
+    sequences: &[S],
+    pairs: &[(usize, usize)],
+    mode: Mode,
+    scoring: &Scoring,
+    out: &mut [Option<Result<Alignment>>],
+) {
+    let done: Vec<(usize, Result<Alignment>)> = beyond
+        .par_iter()
+        .map(|&k| {
+            let (q, t) = pairs[k];
+            let (q, t) = (sequences[q].as_ref(), sequences[t].as_ref());
+            (
+                k,
+                crate::checkpointed::align_checkpointed(mode, q, t, scoring),
+            )
+        })
+        .collect();
+    for (k, alignment) in done {
+        out[k] = Some(alignment);
+    }
 }
 
 /// The optimal alignment of `query` with `target` in `mode`, by the
@@ -818,17 +865,27 @@ mod tests {
     }
 
     #[test]
-    fn traceback_refuses_pairs_beyond_the_score_range() {
+    fn pairs_beyond_the_kernels_score_range_take_the_checkpointed_traceback() {
         let s = scoring("blosum62", 60_000, 5_000);
         let long = vec![0u8; 5000];
+        let seqs = [&long[..], &long[..10]];
+        let pairs = [(0, 0), (0, 1), (1, 1)];
+        assert!(check_pair(5000, 5000, &s).is_err());
+        let results = align_pairs(&seqs, &pairs, Mode::Global, &s, 1 << 20);
+        for (&(a, b), result) in pairs.iter().zip(&results) {
+            let alignment = result.as_ref().unwrap();
+            assert_eq!(alignment.score, score(Mode::Global, seqs[a], seqs[b], &s));
+            check_alignment(alignment, Mode::Global, seqs[a], seqs[b], &s).unwrap();
+        }
+        // A score beyond i32 is the one error left.
+        let huge = scoring("blosum62", 0, 65_536);
         let results = align_pairs(
-            &[&long[..], &long[..10]],
-            &[(0, 0), (0, 1), (1, 1)],
+            &[&vec![0u8; 40_000][..], &[0u8][..]],
+            &[(0, 1)],
             Mode::Global,
-            &s,
+            &huge,
             1 << 20,
         );
         assert!(matches!(results[0], Err(Error::InvalidArgument(_))));
-        assert!(results[2].is_ok());
     }
 }

@@ -27,8 +27,8 @@ use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
 use crate::traceback::{
-    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, kernel_matrix, kernel_mode,
-    plan_windows, run_lpt, store_window,
+    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, align_beyond_limits, kernel_matrix,
+    kernel_mode, plan_windows, run_lpt, store_window,
 };
 
 /// Threads per block of both traceback kernels (the paper's 16 × 16).
@@ -202,9 +202,10 @@ impl DeviceTraceback {
 
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on the
 /// GPUs `ordinals`; results in the order of `pairs`, a pair beyond
-/// [`crate::traceback::check_pair`]'s limits or the devices' memory gets
-/// its error. A driver error on any GPU ends the run with that error.
-pub fn align_pairs_gpu<S: AsRef<[u8]>>(
+/// [`crate::traceback::check_pair`]'s limits or the devices' memory is
+/// aligned on the CPU ([`crate::checkpointed`]). A driver error on any GPU
+/// ends the run with that error.
+pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     ordinals: &[usize],
     sequences: &[S],
     pairs: &[(usize, usize)],
@@ -231,18 +232,19 @@ pub fn align_pairs_gpu<S: AsRef<[u8]>>(
     let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
 
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
-    for (k, e) in refused {
-        out[k] = Some(Err(e));
-    }
-    for window in windows.iter().filter(|w| w.bytes() > budget) {
-        // A single pair larger than the devices' window memory.
-        let k = window.pair_indices[0];
-        out[k] = Some(Err(Error::InvalidArgument(format!(
-            "pair {k} needs {} MiB of backtrack memory; the GPUs have {} MiB for a window",
-            window.bytes() >> 20,
-            budget >> 20
-        ))));
-    }
+    // Pairs beyond the kernels' limits, and single pairs larger than the
+    // GPUs' window memory, go to the checkpointed traceback on the CPU.
+    let beyond: Vec<usize> = refused
+        .into_iter()
+        .map(|(k, _)| k)
+        .chain(
+            windows
+                .iter()
+                .filter(|w| w.bytes() > budget)
+                .flat_map(|w| w.pair_indices.iter().copied()),
+        )
+        .collect();
+    align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
     let runnable: Vec<&Window> = windows.iter().filter(|w| w.bytes() <= budget).collect();
     let out = Mutex::new(out);
     let times = Mutex::new(Times::default());
