@@ -44,8 +44,6 @@ use gpu_kernels::layout::{
     OPS_PER_WORD, PAD_CODE, PAD_SCORE, PairResult, PairTask, TracebackParams, backtrack_words,
     ops_words,
 };
-use std::cmp::Reverse;
-
 use gpu_kernels::traceback::{fill_pair, walk_pair};
 use rayon::prelude::*;
 
@@ -378,6 +376,12 @@ pub struct Window {
 }
 
 impl Window {
+    /// Room for `pairs` more pairs.
+    fn reserve(&mut self, pairs: usize) {
+        self.pair_indices.reserve(pairs);
+        self.tasks.reserve(pairs);
+    }
+
     /// `[H, F]` entries of row scratch of the whole window.
     pub fn row_entries(&self) -> usize {
         (self.widest + 1) * self.tasks.len()
@@ -438,14 +442,17 @@ pub fn plan_windows(
     max_pairs: usize,
 ) -> (Vec<Window>, Vec<(usize, Error)>) {
     let size = |&(q, t): &(usize, usize)| (residues.length(q), residues.length(t));
-    // Keys computed once; the pair index makes every key distinct, so the
-    // unstable parallel sort gives one deterministic order.
-    let mut order: Vec<(Reverse<usize>, Reverse<usize>, usize)> = pairs
+    // One u128 key per pair, computed once: cells descending, then n + m
+    // descending, then the pair index, which makes every key distinct, so
+    // the unstable parallel sort gives one deterministic order.
+    let mut order: Vec<u128> = pairs
         .par_iter()
         .enumerate()
         .map(|(k, pair)| {
             let (n, m) = size(pair);
-            (Reverse(n * m), Reverse(n + m), k)
+            let cells = u64::MAX - (n as u64).saturating_mul(m as u64);
+            let span = u32::MAX - u32::try_from(n + m).unwrap_or(u32::MAX);
+            (u128::from(cells) << 64) | (u128::from(span) << 32) | k as u128
         })
         .collect();
     order.par_sort_unstable();
@@ -453,7 +460,8 @@ pub fn plan_windows(
     let mut windows = Vec::new();
     let mut refused = Vec::new();
     let mut current = Window::default();
-    for (_, _, k) in order {
+    for key in order {
+        let k = (key & u128::from(u32::MAX)) as usize;
         let (n, m) = size(&pairs[k]);
         if let Err(e) = limits.check(n, m) {
             refused.push((k, e));
@@ -462,6 +470,11 @@ pub fn plan_windows(
         let full = current.tasks.len() >= max_pairs.max(1) || current.bytes_with(n, m) > budget;
         if full && !current.tasks.is_empty() {
             windows.push(std::mem::take(&mut current));
+        }
+        if current.tasks.is_empty() {
+            // The window's first pair is its largest: at least this many fit.
+            let fit = budget / pair_bytes(n, m).max(1);
+            current.reserve(fit.clamp(1, max_pairs.max(1)).min(pairs.len()));
         }
         current.push(k, pairs[k].0 as u32, pairs[k].1 as u32, n, m);
     }
