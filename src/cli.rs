@@ -232,16 +232,30 @@ pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<Kernel> {
 
 /// `warpsw kernels`: the `KERNELS` table.
 pub fn print_kernels() {
+    let name = KERNELS.iter().map(|k| k.name.len()).max().unwrap_or(4);
+    let symbol = KERNELS.iter().map(|k| k.symbol.len()).max().unwrap_or(6);
     println!(
-        "{:<12} {:<16} {:>5}  {:<70} seed",
-        "name", "symbol", "bits", "mapping"
+        "{:<name$}  {:<symbol$}  bits  mapping; seed",
+        "name", "symbol"
     );
     for k in KERNELS {
         println!(
-            "{:<12} {:<16} {:>5}  {:<70} {}",
+            "{:<name$}  {:<symbol$}  {:>4}  {}; {}",
             k.name, k.symbol, k.score_bits, k.mapping, k.seed
         );
     }
+    println!(
+        "{:<name$}  {:<symbol$}  {:>4}  simt up to --auto-threshold ({}) residues, --auto-long ({}) above (the default)",
+        "auto",
+        "-",
+        32,
+        host::engine::DEFAULT_AUTO_THRESHOLD,
+        host::engine::DEFAULT_AUTO_LONG
+    );
+    println!(
+        "\nOn the CPU (no GPU, or --device cpu) simt and auto run the inter-sequence SIMD kernel;\n\
+         every other kernel runs its own source with the warp emulated."
+    );
 }
 
 /// Output options of `align` and `allpairs`.
