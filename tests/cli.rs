@@ -147,7 +147,10 @@ fn empty_and_missing_files_are_errors() {
     let empty = write(dir.path(), "empty.fa", "");
     assert!(failing_search(&q, &empty, &[]).contains("no FASTA record"));
     let missing = dir.path().join("missing.fa");
-    assert!(failing_search(&q, &missing, &[]).contains("missing.fa"));
+    let err = failing_search(&q, &missing, &[]);
+    // The file and the operating system's reason, said once.
+    assert!(err.contains("missing.fa"), "{err}");
+    assert_eq!(err.matches("(os error").count(), 1, "{err}");
     let no_seq = write(dir.path(), "noseq.fa", ">a\nACD\n>b\n>c\nAC\n");
     let err = failing_search(&q, &no_seq, &[]);
     assert!(err.contains("'b'") && err.contains("no sequence"), "{err}");
