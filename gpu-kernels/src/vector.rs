@@ -8,7 +8,7 @@
 //!
 //! The vector kernels ([`crate::striped`], [`crate::partitioned`]) are written
 //! once against the [`Vector`] trait:
-//! * on `nvptx64`, [`WarpVector`] is one `i32` register per thread; lane
+//! * on `nvptx64`, `WarpVector` is one `i32` register per thread; lane
 //!   shifts, broadcasts and reductions are warp shuffles
 //!   (`shfl.sync.{up,idx,bfly}`, where the paper went through shared memory)
 //!   and the predicate of the lazy-F loop is `vote.all.sync`, each restricted

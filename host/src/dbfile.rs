@@ -396,7 +396,7 @@ fn section<'a>(bytes: &'a [u8], layout: &Layout, k: usize, len: usize) -> &'a [u
     &bytes[start..start + len]
 }
 
-/// Opens a `.wsw` file written by [`write`]: memory-maps it, validates it and
+/// Opens a `.wsw` file written by [`write()`]: memory-maps it, validates it and
 /// returns the database, residues left in the mapping.
 ///
 /// The file must not be modified while the database is in use (the mapping
