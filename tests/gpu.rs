@@ -170,3 +170,33 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
     }
     assert!(checked >= 1_000_000);
 }
+
+/// A database streamed part by part (as when it does not fit on the GPU):
+/// forced here with a small memory figure, scores equal to the reference.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_parted_engine_matches_reference() {
+    use host::engine::parted::PartedGpuEngine;
+    let mut rng = hay::rng(103);
+    let db = std::sync::Arc::new(hay::database(
+        (0..20_000)
+            .map(|_| {
+                let len = hay::skewed_length(&mut rng, 3000);
+                hay::random_codes(&mut rng, len, true)
+            })
+            .collect(),
+    ));
+    let scoring = hay::blosum62(10, 1);
+    let query = hay::random_codes(&mut rng, 500, false);
+    for kernel in [host::engine::Kernel::Simt, "auto".parse().unwrap()] {
+        let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), kernel, 16 << 20).unwrap();
+        let got = engine.score_all(&query).expect("the parts run");
+        let bad = (0..db.len())
+            .into_par_iter()
+            .filter(|&i| {
+                got[i] != local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps)
+            })
+            .count();
+        assert_eq!(bad, 0, "{kernel}: {}", engine.description());
+    }
+}

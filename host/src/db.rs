@@ -219,6 +219,31 @@ pub fn plan_chunks_split(
     plan
 }
 
+/// Groups consecutive chunks, whose sizes are `bytes`, into parts of at
+/// most `budget` bytes (a chunk larger than the budget is a part of its
+/// own): the parts of a database streamed through a GPU too small for it.
+///
+/// ```
+/// use host::db::group_parts;
+/// assert_eq!(group_parts(&[4, 4, 3, 9, 1, 1], 8), vec![0..2, 2..3, 3..4, 4..6]);
+/// assert!(group_parts(&[], 8).is_empty());
+/// ```
+pub fn group_parts(bytes: &[usize], budget: usize) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (k, &b) in bytes.iter().enumerate() {
+        if k > start && used + b > budget {
+            parts.push(start..k);
+            (start, used) = (k, 0);
+        }
+        used += b;
+    }
+    if start < bytes.len() {
+        parts.push(start..bytes.len());
+    }
+    parts
+}
+
 /// One chunk's sequences packed four residues per word, interleaved by
 /// thread (see `gpu_kernels::layout`).
 #[derive(Clone, Debug)]
@@ -270,6 +295,11 @@ impl PackedChunk {
     /// sorted longest first).
     pub fn longest(&self) -> usize {
         self.lengths.iter().copied().max().unwrap_or(0) as usize
+    }
+
+    /// Bytes the chunk occupies on a device (residue words and lengths).
+    pub fn device_bytes(&self) -> usize {
+        4 * (self.words.len() + self.lengths.len())
     }
 
     /// Residues of the chunk's sequences.

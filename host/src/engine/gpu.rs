@@ -4,6 +4,7 @@
 //! All `unsafe` use of `cudarc` lives here: each launch wrapper checks the
 //! buffer sizes that the kernel's `# Safety` section asks for.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -36,7 +37,7 @@ const VECTOR_BLOCK: u32 = 256;
 const STRIPED_THREADS_PER_SM: usize = 2048;
 
 /// Most sequences per chunk (one launch).
-const MAX_CHUNK_SEQUENCES: usize = 1 << 18;
+pub(crate) const MAX_CHUNK_SEQUENCES: usize = 1 << 18;
 
 /// A GPU the driver reports.
 #[derive(Clone, Debug)]
@@ -190,11 +191,17 @@ fn stage_pl(stage: Kernel) -> usize {
     }
 }
 
+/// Whether `db` can stay resident on a device with `free` bytes free (half
+/// of them at most, the rest for row buffers, profiles and scores).
+pub fn database_fits(db: &Database, free: usize) -> bool {
+    db.total_residues() as usize + 8 * db.len() <= free / 2
+}
+
 /// Chunk limits for a device with `free` bytes of memory: the whole database
 /// resident, and one chunk's row buffer in what is left.
 pub fn chunk_limits(db: &Database, free: usize) -> Result<ChunkLimits> {
     let resident = db.total_residues() as usize + 8 * db.len();
-    if resident > free / 2 {
+    if !database_fits(db, free) {
         return Err(Error::InvalidArgument(format!(
             "the database needs about {} MiB of GPU memory and only {} MiB are free; \
              split it into smaller files",
@@ -284,6 +291,21 @@ impl GpuEngine {
         kernel: Kernel,
         plan: &[Range<usize>],
     ) -> Result<GpuEngine> {
+        let chunks = plan
+            .iter()
+            .map(|range| Cow::Owned(PackedChunk::pack(db, range.clone())));
+        GpuEngine::with_chunks(ordinal, db.len(), scoring, kernel, chunks)
+    }
+
+    /// Opens GPU `ordinal` and uploads `chunks`: packed chunks of a sorted
+    /// database of `sequences` sequences. Sequences in no chunk score 0.
+    pub fn with_chunks<'a>(
+        ordinal: usize,
+        sequences: usize,
+        scoring: Scoring,
+        kernel: Kernel,
+        chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
+    ) -> Result<GpuEngine> {
         let info = devices()?
             .into_iter()
             .find(|d| d.ordinal == ordinal)
@@ -308,13 +330,13 @@ impl GpuEngine {
             .max(1) as usize;
 
         let started = Instant::now();
-        let mut chunks = Vec::with_capacity(plan.len());
+        let packed_chunks = chunks;
+        let mut chunks = Vec::new();
         let mut row_buffer_pairs = 1;
         // A chunk of empty sequences has no words, and the driver refuses
         // empty allocations: such a chunk keeps one pad word.
         let pad_word = [u32::from_le_bytes([gpu_kernels::layout::PAD_CODE; 4])];
-        for range in plan {
-            let packed = PackedChunk::pack(db, range.clone());
+        for packed in packed_chunks {
             row_buffer_pairs =
                 row_buffer_pairs.max(packed.words_per_sequence * 4 * packed.sequences());
             chunks.push(DeviceChunk {
@@ -336,7 +358,7 @@ impl GpuEngine {
             .alloc_zeros::<i32>(2 * row_buffer_pairs)
             .map_err(stage("allocating the row buffer"))?;
         let scores = stream
-            .alloc_zeros::<i32>(db.len().max(1))
+            .alloc_zeros::<i32>(sequences.max(1))
             .map_err(stage("allocating the scores"))?;
         stream
             .synchronize()
@@ -353,7 +375,7 @@ impl GpuEngine {
             row_buffer,
             scratch: None,
             scores,
-            sequences: db.len(),
+            sequences,
             scoring,
             kernel,
             query: Vec::new(),

@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod inter_sequence;
 pub mod multi;
+pub mod parted;
 pub mod traceback_gpu;
 
 use std::fmt;
@@ -352,6 +353,16 @@ pub fn open(
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
         let ordinals = gpu::select_devices(wanted)?;
         if let [ordinal] = ordinals[..] {
+            let free = gpu::free_memory(ordinal)?;
+            if !gpu::database_fits(&db, free) {
+                let engine =
+                    parted::PartedGpuEngine::new(ordinal, &db, scoring.clone(), kernel, free)?;
+                return Ok(Opened {
+                    upload_seconds: started.elapsed().as_secs_f64(),
+                    engine: Box::new(engine),
+                    fallback: None,
+                });
+            }
             let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
             return Ok(Opened {
                 upload_seconds: engine.upload_seconds(),

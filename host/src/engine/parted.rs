@@ -1,0 +1,142 @@
+//! A database larger than a GPU's memory: kept packed on the host and
+//! uploaded part by part for every query, each part scored on the GPU with
+//! the ordinary [`GpuEngine`] and dropped before the next.
+//!
+//! Correct chunking rather than a crash: every query pays the upload of
+//! the whole database (about 25 GB/s over PCIe 5), with no overlap of
+//! copies and kernels yet. Not yet run on a GPU: no session with device time
+//! left had a database larger than the device.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::gpu::{GpuEngine, KernelResources, MAX_CHUNK_SEQUENCES, plan_for, sorted_lengths};
+use super::{Engine, Kernel};
+use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
+use crate::error::Result;
+use crate::scoring::Scoring;
+
+/// GPU `ordinal` searching a database it cannot hold at once.
+pub struct PartedGpuEngine {
+    ordinal: usize,
+    /// The packed chunks, grouped into parts that fit the device.
+    parts: Vec<Vec<PackedChunk>>,
+    sequences: usize,
+    scoring: Scoring,
+    kernel: Kernel,
+    description: String,
+}
+
+impl PartedGpuEngine {
+    /// Packs `db` in chunks for GPU `ordinal`, which has `free` bytes free,
+    /// and groups them into parts of at most half of that.
+    pub fn new(
+        ordinal: usize,
+        db: &Arc<Database>,
+        scoring: Scoring,
+        kernel: Kernel,
+        free: usize,
+    ) -> Result<PartedGpuEngine> {
+        // A chunk and its row buffer in an eighth of the memory, a part's
+        // residues in half.
+        let limits = ChunkLimits {
+            max_sequences: MAX_CHUNK_SEQUENCES,
+            max_bytes: (free / 8).max(1 << 20),
+        };
+        let plan = plan_for(kernel, &sorted_lengths(db), limits);
+        let mut chunks: Vec<Option<PackedChunk>> = plan
+            .into_par_iter()
+            .map(|range| Some(PackedChunk::pack(db, range)))
+            .collect();
+        let bytes: Vec<usize> = chunks
+            .iter()
+            .map(|c| c.as_ref().map_or(0, PackedChunk::device_bytes))
+            .collect();
+        let parts: Vec<Vec<PackedChunk>> = group_parts(&bytes, free / 2)
+            .into_iter()
+            .map(|part| {
+                part.map(|k| chunks[k].take().expect("each chunk in one part"))
+                    .collect()
+            })
+            .collect();
+        let description = format!(
+            "database streamed in {} parts per query (it does not fit in GPU {ordinal}'s memory)",
+            parts.len()
+        );
+        Ok(PartedGpuEngine {
+            ordinal,
+            parts,
+            sequences: db.len(),
+            scoring,
+            kernel,
+            description,
+        })
+    }
+}
+
+impl Engine for PartedGpuEngine {
+    fn description(&self) -> String {
+        format!(
+            "GPU {}, kernel {}; {}",
+            self.ordinal, self.kernel, self.description
+        )
+    }
+
+    fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+        let mut scores = vec![0; self.sequences];
+        for part in &self.parts {
+            let mut engine = GpuEngine::with_chunks(
+                self.ordinal,
+                self.sequences,
+                self.scoring.clone(),
+                self.kernel,
+                part.iter().map(Cow::Borrowed),
+            )?;
+            let part_scores = engine.score_all(query)?;
+            for chunk in part {
+                scores[chunk.range.clone()].copy_from_slice(&part_scores[chunk.range.clone()]);
+            }
+        }
+        Ok(scores)
+    }
+
+    fn kernel_resources(&self) -> Result<Option<KernelResources>> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::tests::record;
+    use crate::matrix::ScoreMatrix;
+    use crate::scoring::GapPenalty;
+
+    #[test]
+    fn parts_cover_the_database_in_order_within_the_budget() {
+        let db = Arc::new(Database::from_records(
+            (0..3000)
+                .map(|k| record(&format!("s{k}"), &vec![(k % 20) as u8; 50 + k % 700]))
+                .collect(),
+        ));
+        let scoring = Scoring {
+            matrix: ScoreMatrix::by_name("blosum62").unwrap(),
+            gaps: GapPenalty::new(11, 1).unwrap(),
+        };
+        let free = 400_000;
+        let engine = PartedGpuEngine::new(0, &db, scoring, Kernel::Simt, free).unwrap();
+        assert!(engine.parts.len() > 1);
+        let mut next = 0;
+        for part in &engine.parts {
+            let bytes: usize = part.iter().map(PackedChunk::device_bytes).sum();
+            assert!(bytes <= free / 2 || part.len() == 1);
+            for chunk in part {
+                assert_eq!(chunk.range.start, next);
+                next = chunk.range.end;
+            }
+        }
+        assert_eq!(next, db.len());
+    }
+}
