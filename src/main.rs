@@ -22,25 +22,10 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("warpsw: error: {}", error_chain(&err));
+            eprintln!("warpsw: error: {err:#}");
             ExitCode::from(2)
         }
     }
-}
-
-/// The error and its causes joined by ": ", leaving out a cause whose text
-/// the message already carries (our errors name their cause in their text).
-fn error_chain(err: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in err.chain() {
-        let cause = cause.to_string();
-        if text.is_empty() {
-            text = cause;
-        } else if !text.contains(&cause) {
-            text = format!("{text}: {cause}");
-        }
-    }
-    text
 }
 
 fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {

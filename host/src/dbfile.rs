@@ -103,9 +103,9 @@ impl Layout {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
+    move |reason| Error::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     }
 }
 

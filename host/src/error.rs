@@ -19,13 +19,15 @@ pub enum Error {
         /// What is wrong.
         kind: FastaErrorKind,
     },
-    /// Occurs when a file cannot be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    /// Occurs when a file cannot be opened, read or written. The message
+    /// carries the operating system's reason, so it is not also a `source`
+    /// (which would print it twice in an error chain).
+    #[error("{}: {reason}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The operating system's error.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// Occurs when `--matrix` names no built-in matrix.
     #[error("unknown matrix '{name}'; built-in matrices: {known}")]

@@ -55,9 +55,9 @@ pub struct Record {
 /// [`Error::Io`] when the file cannot be opened or read; [`Error::Fasta`]
 /// otherwise, as [`read_fasta_from`] lists.
 pub fn read_fasta(path: &Path) -> Result<Vec<Record>> {
-    let file = File::open(path).map_err(|source| Error::Io {
+    let file = File::open(path).map_err(|reason| Error::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })?;
     read_fasta_from(file, path)
 }
@@ -99,9 +99,9 @@ pub fn read_fasta_from(reader: impl Read + Send, path_for_errors: &Path) -> Resu
 
     // Sniff gzip from the first two bytes, then put them back.
     let mut head = [0u8; 2];
-    let got = read_up_to(&mut reader, &mut head).map_err(|source| Error::Io {
+    let got = read_up_to(&mut reader, &mut head).map_err(|reason| Error::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })?;
     let gzip = got == 2 && head == [0x1f, 0x8b];
     let restored = Cursor::new(head[..got].to_vec()).chain(reader);
@@ -246,7 +246,7 @@ fn io_failure(e: io::Error, gzip: bool, path: &Path) -> Error {
     } else {
         Error::Io {
             path: path.to_path_buf(),
-            source: e,
+            reason: e,
         }
     }
 }
@@ -586,9 +586,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing.fa");
         match read_fasta(&path) {
-            Err(Error::Io { path: p, source }) => {
+            Err(Error::Io { path: p, reason }) => {
                 assert_eq!(p, path);
-                assert_eq!(source.kind(), io::ErrorKind::NotFound);
+                assert_eq!(reason.kind(), io::ErrorKind::NotFound);
             }
             other => panic!("{other:?}"),
         }
@@ -610,10 +610,10 @@ mod tests {
     fn read_failure_is_io_error() {
         let reader = Failing(Cursor::new(b">a\nMKV\n>b\nWW".to_vec()));
         match read_fasta_from(reader, Path::new("x.fa")) {
-            Err(Error::Io { path, source }) => {
+            Err(Error::Io { path, reason }) => {
                 assert_eq!(path, PathBuf::from("x.fa"));
-                assert_eq!(source.kind(), io::ErrorKind::PermissionDenied);
-                assert_eq!(source.to_string(), "disk gone");
+                assert_eq!(reason.kind(), io::ErrorKind::PermissionDenied);
+                assert_eq!(reason.to_string(), "disk gone");
             }
             other => panic!("{other:?}"),
         }

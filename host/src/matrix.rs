@@ -181,9 +181,9 @@ impl ScoreMatrix {
     /// [`Error::Io`] when the file cannot be read, [`Error::Matrix`] when it
     /// is not valid UTF-8 or not a valid matrix.
     pub fn from_file(path: &Path) -> Result<ScoreMatrix> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let bytes = std::fs::read(path).map_err(|reason| Error::Io {
             path: path.to_path_buf(),
-            source,
+            reason,
         })?;
         let source_name = path.display().to_string();
         let text = String::from_utf8(bytes).map_err(|e| Error::Matrix {
