@@ -34,7 +34,7 @@
 //! `4 · ceil(n·m / 8)` bytes of backtrack bits. [`align_pairs`] fills windows
 //! up to its budget; a pair larger than the budget runs alone in a window of
 //! its own as long as it needs at most [`MAX_PAIR_BYTES`]; beyond that, or
-//! beyond the i32 score range of the kernels ([`check_pair`]), the pair is
+//! beyond the i32 score range of the kernels ([`pair_fits`]), the pair is
 //! aligned by [`crate::checkpointed`] on the CPU: `O(m·√n)` memory, i64
 //! scores, the same cells, tie rules and walk, so the same alignment. Only a
 //! score beyond `i32` is an error — never a crash, never a silent skip.
@@ -47,7 +47,7 @@ use gpu_kernels::layout::{
 use gpu_kernels::traceback::{fill_pair, walk_pair};
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::matrix::ScoreMatrix;
 use crate::reference::Mode;
 use crate::scoring::Scoring;
@@ -273,13 +273,14 @@ pub fn pair_bytes(n: usize, m: usize) -> usize {
         + size_of::<PairResult>()
 }
 
-/// Checks that an n × m pair is within the kernels' limits: the i32 score
-/// range and [`MAX_PAIR_BYTES`].
-pub fn check_pair(n: usize, m: usize, scoring: &Scoring) -> Result<()> {
-    PairLimits::new(scoring).check(n, m)
+/// Whether an n × m pair is within the kernels' limits: the i32 score
+/// range ([`SCORE_RANGE`]) and [`MAX_PAIR_BYTES`]. A pair beyond them is
+/// aligned by [`crate::checkpointed`] instead.
+pub fn pair_fits(n: usize, m: usize, scoring: &Scoring) -> bool {
+    PairLimits::new(scoring).fits(n, m)
 }
 
-/// [`check_pair`] for many pairs: the scoring's largest step computed once.
+/// [`pair_fits`] for many pairs: the scoring's largest step computed once.
 struct PairLimits {
     /// Most one cell can change a score: `open + extend + max |s|`.
     largest_step: i64,
@@ -298,23 +299,9 @@ impl PairLimits {
         }
     }
 
-    fn check(&self, n: usize, m: usize) -> Result<()> {
-        if (n as i64 + m as i64 + 2).saturating_mul(self.largest_step) >= SCORE_RANGE {
-            return Err(Error::InvalidArgument(format!(
-                "a {n} × {m} pair with these penalties may leave the i32 score range of the \
-                 traceback kernels ((n + m + 2) · (open + extend + max|s|) must be below 2^28)"
-            )));
-        }
-        let bytes = pair_bytes(n, m);
-        if bytes > MAX_PAIR_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "a {n} × {m} pair needs {} MiB of backtrack memory, more than the {} MiB \
-                 limit of the traceback (quadratic memory; align shorter pieces)",
-                bytes >> 20,
-                MAX_PAIR_BYTES >> 20
-            )));
-        }
-        Ok(())
+    fn fits(&self, n: usize, m: usize) -> bool {
+        (n as i64 + m as i64 + 2).saturating_mul(self.largest_step) < SCORE_RANGE
+            && pair_bytes(n, m) <= MAX_PAIR_BYTES
     }
 }
 
@@ -432,15 +419,15 @@ impl Window {
 /// `budget` bytes and `max_pairs` pairs, largest pair (by cells) first as
 /// seed 003 does, so a window's threads do similar work and the windows come
 /// in longest-processing-time-first order. A pair over the budget gets a
-/// window of its own; a pair that fails [`check_pair`] gets its error in
-/// the second list (by pair index) and no window.
+/// window of its own; a pair beyond the kernels' limits ([`pair_fits`])
+/// gets no window and is listed (by pair index) in the second list.
 pub fn plan_windows(
     residues: &Residues,
     pairs: &[(usize, usize)],
     scoring: &Scoring,
     budget: usize,
     max_pairs: usize,
-) -> (Vec<Window>, Vec<(usize, Error)>) {
+) -> (Vec<Window>, Vec<usize>) {
     let size = |&(q, t): &(usize, usize)| (residues.length(q), residues.length(t));
     // One u128 key per pair, computed once: cells descending, then n + m
     // descending, then the pair index, which makes every key distinct, so
@@ -458,13 +445,13 @@ pub fn plan_windows(
     order.par_sort_unstable();
     let limits = PairLimits::new(scoring);
     let mut windows = Vec::new();
-    let mut refused = Vec::new();
+    let mut beyond = Vec::new();
     let mut current = Window::default();
     for key in order {
         let k = (key & u128::from(u32::MAX)) as usize;
         let (n, m) = size(&pairs[k]);
-        if let Err(e) = limits.check(n, m) {
-            refused.push((k, e));
+        if !limits.fits(n, m) {
+            beyond.push(k);
             continue;
         }
         let full = current.tasks.len() >= max_pairs.max(1) || current.bytes_with(n, m) > budget;
@@ -481,7 +468,7 @@ pub fn plan_windows(
     if !current.tasks.is_empty() {
         windows.push(current);
     }
-    (windows, refused)
+    (windows, beyond)
 }
 
 /// Runs jobs `0..jobs` on `workers` workers (threads), each idle worker
@@ -635,7 +622,7 @@ pub fn run_window_cpu(
     let pairs = window.tasks.len() as u32;
     // SAFETY: the window's tasks were planned by `plan_windows` over these
     // residues (offsets in bounds, slices disjoint and sized by
-    // `backtrack_words`, `m + 1`, `n + m`), every pair passed `check_pair`,
+    // `backtrack_words`, `m + 1`, `n + m`), every pair passed `pair_fits`,
     // the matrix has NUM_CODES² entries, and each thread index runs once.
     (0..pairs)
         .into_par_iter()
@@ -649,7 +636,8 @@ pub fn run_window_cpu(
 
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) in
 /// `mode` on the CPU with windows of at most `budget` bytes; results in the
-/// order of `pairs`. A pair beyond the limits of [`check_pair`] gets its error.
+/// order of `pairs`. A pair beyond the kernels' limits ([`pair_fits`]) is
+/// aligned by [`crate::checkpointed`]; only a score beyond `i32` is an error.
 pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     sequences: &[S],
     pairs: &[(usize, usize)],
@@ -659,9 +647,8 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
 ) -> Vec<Result<Alignment>> {
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
-    let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
+    let (windows, beyond) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
-    let beyond: Vec<usize> = refused.into_iter().map(|(k, _)| k).collect();
     align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
     for window in &windows {
         let output = run_window_cpu(&residues, &matrix, window, mode, scoring);
@@ -714,7 +701,8 @@ pub fn align_beyond_limits<S: AsRef<[u8]> + Sync>(
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] when the pair is beyond [`check_pair`]'s limits.
+/// [`crate::error::Error::InvalidArgument`] when the score does not fit in
+/// an `i32`.
 pub fn align(mode: Mode, query: &[u8], target: &[u8], scoring: &Scoring) -> Result<Alignment> {
     align_pairs(&[query, target], &[(0, 1)], mode, scoring, 0)
         .pop()
@@ -773,6 +761,7 @@ pub fn check_alignment(
 mod tests {
     use super::*;
     use crate::alphabet::encode_all;
+    use crate::error::Error;
     use crate::reference::score;
     use crate::scoring::GapPenalty;
     use rand::rngs::StdRng;
@@ -863,8 +852,8 @@ mod tests {
         let residues = Residues::new(&seqs);
         let s = scoring("blosum62", 11, 1);
         let budget = 64 << 10;
-        let (windows, refused) = plan_windows(&residues, &pairs, &s, budget, 50);
-        assert!(refused.is_empty());
+        let (windows, beyond) = plan_windows(&residues, &pairs, &s, budget, 50);
+        assert!(beyond.is_empty());
         let mut seen: Vec<usize> = windows
             .iter()
             .flat_map(|w| w.pair_indices.clone())
@@ -883,7 +872,7 @@ mod tests {
         let long = vec![0u8; 5000];
         let seqs = [&long[..], &long[..10]];
         let pairs = [(0, 0), (0, 1), (1, 1)];
-        assert!(check_pair(5000, 5000, &s).is_err());
+        assert!(!pair_fits(5000, 5000, &s));
         let results = align_pairs(&seqs, &pairs, Mode::Global, &s, 1 << 20);
         for (&(a, b), result) in pairs.iter().zip(&results) {
             let alignment = result.as_ref().unwrap();

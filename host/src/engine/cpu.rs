@@ -73,42 +73,30 @@ impl Engine for CpuEngine {
             Kernel::Auto { .. } => Kernel::Simt,
             kernel => kernel,
         };
-        let profiles: Vec<(Kernel, QueryProfile)> = kernel
-            .stages()
-            .into_iter()
-            .map(|stage| (stage, QueryProfile::new(stage, query, &self.scoring.matrix)))
-            .collect();
+        let profile = QueryProfile::new(kernel, query, &self.scoring.matrix);
         let per_chunk: Vec<Vec<i32>> = self
             .chunks
             .par_iter()
-            .map(|chunk| {
-                let stage = kernel.for_longest(chunk.longest());
-                let profile = &profiles
-                    .iter()
-                    .find(|(k, _)| *k == stage)
-                    .expect("a profile for every stage")
-                    .1;
-                match (stage, profile) {
-                    (Kernel::Simt, QueryProfile::Sequential(words)) => {
-                        inter_sequence::score_chunk(chunk, words, gaps)
-                    }
-                    (Kernel::Parallelogram { shared_memory }, QueryProfile::Sequential(words)) => {
-                        run_parallelogram_chunk(chunk, words, gaps, shared_memory)
-                    }
-                    (Kernel::Striped { vl: 16 }, QueryProfile::Striped(bytes)) => {
-                        run_striped_chunk::<HostVector<16>>(chunk, bytes, gaps)
-                    }
-                    (Kernel::Striped { vl: 32 }, QueryProfile::Striped(bytes)) => {
-                        run_striped_chunk::<HostVector<32>>(chunk, bytes, gaps)
-                    }
-                    (Kernel::Partitioned { vl: 16, pl: 256 }, QueryProfile::Partitioned(words)) => {
-                        run_partitioned_chunk::<HostVector<16>, 16>(chunk, words, gaps)
-                    }
-                    (Kernel::Partitioned { vl: 32, pl: 512 }, QueryProfile::Partitioned(words)) => {
-                        run_partitioned_chunk::<HostVector<32>, 16>(chunk, words, gaps)
-                    }
-                    (other, _) => unreachable!("{other:?} is not in KERNELS"),
+            .map(|chunk| match (kernel, &profile) {
+                (Kernel::Simt, QueryProfile::Sequential(words)) => {
+                    inter_sequence::score_chunk(chunk, words, gaps)
                 }
+                (Kernel::Parallelogram { shared_memory }, QueryProfile::Sequential(words)) => {
+                    run_parallelogram_chunk(chunk, words, gaps, shared_memory)
+                }
+                (Kernel::Striped { vl: 16 }, QueryProfile::Striped(bytes)) => {
+                    run_striped_chunk::<HostVector<16>>(chunk, bytes, gaps)
+                }
+                (Kernel::Striped { vl: 32 }, QueryProfile::Striped(bytes)) => {
+                    run_striped_chunk::<HostVector<32>>(chunk, bytes, gaps)
+                }
+                (Kernel::Partitioned { vl: 16, pl: 256 }, QueryProfile::Partitioned(words)) => {
+                    run_partitioned_chunk::<HostVector<16>, 16>(chunk, words, gaps)
+                }
+                (Kernel::Partitioned { vl: 32, pl: 512 }, QueryProfile::Partitioned(words)) => {
+                    run_partitioned_chunk::<HostVector<32>, 16>(chunk, words, gaps)
+                }
+                (other, _) => unreachable!("{other:?} is not in KERNELS"),
             })
             .collect();
         let mut scores = Vec::with_capacity(self.db.len());

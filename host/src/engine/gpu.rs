@@ -191,16 +191,22 @@ fn stage_pl(stage: Kernel) -> usize {
     }
 }
 
+/// Device bytes `db` needs resident: its residues and per-sequence lengths
+/// and scores.
+fn resident_bytes(db: &Database) -> usize {
+    db.total_residues() as usize + 8 * db.len()
+}
+
 /// Whether `db` can stay resident on a device with `free` bytes free (half
 /// of them at most, the rest for row buffers, profiles and scores).
 pub fn database_fits(db: &Database, free: usize) -> bool {
-    db.total_residues() as usize + 8 * db.len() <= free / 2
+    resident_bytes(db) <= free / 2
 }
 
 /// Chunk limits for a device with `free` bytes of memory: the whole database
 /// resident, and one chunk's row buffer in what is left.
 pub fn chunk_limits(db: &Database, free: usize) -> Result<ChunkLimits> {
-    let resident = db.total_residues() as usize + 8 * db.len();
+    let resident = resident_bytes(db);
     if !database_fits(db, free) {
         return Err(Error::InvalidArgument(format!(
             "the database needs about {} MiB of GPU memory and only {} MiB are free; \

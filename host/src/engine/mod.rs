@@ -192,12 +192,7 @@ impl Kernel {
     /// The kernels that run chunks: `Auto`'s two stages, else the kernel.
     pub fn stages(self) -> Vec<Kernel> {
         match self {
-            Kernel::Auto { long, .. } => {
-                vec![
-                    Kernel::Simt,
-                    long.parse().expect("Kernel::auto checked the name"),
-                ]
-            }
+            Kernel::Auto { long, .. } => vec![Kernel::Simt, long_stage(long)],
             k => vec![k],
         }
     }
@@ -214,9 +209,7 @@ impl Kernel {
     /// ```
     pub fn for_longest(self, longest: usize) -> Kernel {
         match self {
-            Kernel::Auto { threshold, long } if longest > threshold as usize => {
-                long.parse().expect("Kernel::auto checked the name")
-            }
+            Kernel::Auto { threshold, long } if longest > threshold as usize => long_stage(long),
             Kernel::Auto { .. } => Kernel::Simt,
             k => k,
         }
@@ -246,6 +239,12 @@ impl FromStr for Kernel {
             .map(|k| k.kernel)
             .ok_or_else(|| unknown_kernel(s))
     }
+}
+
+/// `auto`'s second stage, named by a `KERNELS` name that [`Kernel::auto`]
+/// checked.
+fn long_stage(long: &str) -> Kernel {
+    long.parse().expect("Kernel::auto checked the name")
 }
 
 fn unknown_kernel(name: &str) -> Error {

@@ -8,11 +8,10 @@
 //! left had a database larger than the device.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::gpu::{GpuEngine, KernelResources, MAX_CHUNK_SEQUENCES, plan_for, sorted_lengths};
+use super::gpu::{GpuEngine, MAX_CHUNK_SEQUENCES, plan_for, sorted_lengths};
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
 use crate::error::Result;
@@ -26,7 +25,6 @@ pub struct PartedGpuEngine {
     sequences: usize,
     scoring: Scoring,
     kernel: Kernel,
-    description: String,
 }
 
 impl PartedGpuEngine {
@@ -34,7 +32,7 @@ impl PartedGpuEngine {
     /// and groups them into parts of at most half of that.
     pub fn new(
         ordinal: usize,
-        db: &Arc<Database>,
+        db: &Database,
         scoring: Scoring,
         kernel: Kernel,
         free: usize,
@@ -46,32 +44,23 @@ impl PartedGpuEngine {
             max_bytes: (free / 8).max(1 << 20),
         };
         let plan = plan_for(kernel, &sorted_lengths(db), limits);
-        let mut chunks: Vec<Option<PackedChunk>> = plan
+        let chunks: Vec<PackedChunk> = plan
             .into_par_iter()
-            .map(|range| Some(PackedChunk::pack(db, range)))
+            .map(|range| PackedChunk::pack(db, range))
             .collect();
-        let bytes: Vec<usize> = chunks
-            .iter()
-            .map(|c| c.as_ref().map_or(0, PackedChunk::device_bytes))
-            .collect();
-        let parts: Vec<Vec<PackedChunk>> = group_parts(&bytes, free / 2)
+        let bytes: Vec<usize> = chunks.iter().map(PackedChunk::device_bytes).collect();
+        // The parts are consecutive runs of chunks.
+        let mut chunks = chunks.into_iter();
+        let parts = group_parts(&bytes, free / 2)
             .into_iter()
-            .map(|part| {
-                part.map(|k| chunks[k].take().expect("each chunk in one part"))
-                    .collect()
-            })
+            .map(|part| chunks.by_ref().take(part.len()).collect())
             .collect();
-        let description = format!(
-            "database streamed in {} parts per query (it does not fit in GPU {ordinal}'s memory)",
-            parts.len()
-        );
         Ok(PartedGpuEngine {
             ordinal,
             parts,
             sequences: db.len(),
             scoring,
             kernel,
-            description,
         })
     }
 }
@@ -79,8 +68,10 @@ impl PartedGpuEngine {
 impl Engine for PartedGpuEngine {
     fn description(&self) -> String {
         format!(
-            "GPU {}, kernel {}; {}",
-            self.ordinal, self.kernel, self.description
+            "GPU {}, kernel {}; database streamed in {} parts per query (it does not fit in the GPU's memory)",
+            self.ordinal,
+            self.kernel,
+            self.parts.len()
         )
     }
 
@@ -101,10 +92,6 @@ impl Engine for PartedGpuEngine {
         }
         Ok(scores)
     }
-
-    fn kernel_resources(&self) -> Result<Option<KernelResources>> {
-        Ok(None)
-    }
 }
 
 #[cfg(test)]
@@ -116,11 +103,11 @@ mod tests {
 
     #[test]
     fn parts_cover_the_database_in_order_within_the_budget() {
-        let db = Arc::new(Database::from_records(
+        let db = Database::from_records(
             (0..3000)
                 .map(|k| record(&format!("s{k}"), &vec![(k % 20) as u8; 50 + k % 700]))
                 .collect(),
-        ));
+        );
         let scoring = Scoring {
             matrix: ScoreMatrix::by_name("blosum62").unwrap(),
             gaps: GapPenalty::new(11, 1).unwrap(),

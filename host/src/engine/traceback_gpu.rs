@@ -179,7 +179,7 @@ impl DeviceTraceback {
             // SAFETY: the window was planned by `plan_windows` over the
             // uploaded residues: every task's offsets lie within the bits,
             // rows and ops buffers allocated above with the window's sizes,
-            // slices are disjoint, every pair passed `check_pair`, the matrix
+            // slices are disjoint, every pair passed `pair_fits`, the matrix
             // has NUM_CODES² entries; the buffers outlive both launches
             // (synchronised below) and the walk runs after the fill in stream
             // order.
@@ -202,7 +202,7 @@ impl DeviceTraceback {
 
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on the
 /// GPUs `ordinals`; results in the order of `pairs`, a pair beyond
-/// [`crate::traceback::check_pair`]'s limits or the devices' memory is
+/// [`crate::traceback::pair_fits`]'s limits or the devices' memory is
 /// aligned on the CPU ([`crate::checkpointed`]). A driver error on any GPU
 /// ends the run with that error.
 pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
@@ -229,14 +229,13 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         1 => MAX_WINDOW_PAIRS,
         n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
     };
-    let (windows, refused) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
+    let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
 
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
     // Pairs beyond the kernels' limits, and single pairs larger than the
     // GPUs' window memory, go to the checkpointed traceback on the CPU.
-    let beyond: Vec<usize> = refused
+    let beyond: Vec<usize> = beyond_limits
         .into_iter()
-        .map(|(k, _)| k)
         .chain(
             windows
                 .iter()
