@@ -65,9 +65,9 @@ fn run(
         Some(ordinals) => {
             let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring)?;
             let engine = format!(
-                "GPU {ordinals:?}; {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of the fill), \
-                 {:.3} s building alignments",
-                run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
+                "GPU {ordinals:?}; {:.3} s setup, {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of \
+                 the fill), {:.3} s building alignments beside them",
+                run.setup_seconds, run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
             );
             (run.alignments, engine)
         }

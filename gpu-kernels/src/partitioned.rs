@@ -15,26 +15,32 @@
 //!
 //! Differs from the paper: vector shifts and the final reduction are warp
 //! shuffles instead of shared memory, the lazy-F predicate is
-//! `vote.all.sync` restricted to the vector's lanes, and all scores are i32.
+//! `vote.all.sync` restricted to the vector's lanes and also drops chains
+//! that fell to `extend` or less ([`crate::recurrence::dead_chain_bound`]),
+//! and all scores are i32.
 //! The paper's default is `PL = 256`, `VL = 16`; `PL = 512`, `VL = 32` is the
 //! other instantiation. Both have `SEGS = 16`: the const generic is the
 //! segment count, `PL = SEGS * VL` (stable Rust has no `[V; PL / VL]`).
 //!
 //! # Theorem 1 (why a partition may hand down a possibly stale F)
 //! After a column's lazy-F loop every H is correct, but F need not be: the
-//! loop stops as soon as, in every lane, `F - extend <= H - first`, so the F
-//! further down a chain it abandoned is never recomputed. The next partition
-//! needs `F_in = max(F_last - extend, H_last - first)` for its first row,
-//! `F_last` and `H_last` of this partition's last row. Either the loop
-//! reached the last row with a live chain, and then it folded that F into
-//! `F_last` (case 1 of the proof: F there is correct), or the chain died
-//! earlier; from there on it falls by `extend` per row and stays at most the
+//! loop drops a chain as soon as, in every lane, it can no longer change an H
+//! ([`crate::recurrence::dead_chain_bound`]), so the F further down a chain
+//! it abandoned is never recomputed. The next partition needs `F_in =
+//! max(F_last - extend, H_last - first)` for its first row, `F_last` and
+//! `H_last` of this partition's last row. Either the loop reached the last
+//! row with a live chain, and then it folded that F into `F_last` (case 1 of
+//! the proof: F there is correct), or the chain was dropped earlier. Dropped
+//! by Farrar's condition, it falls by `extend` per row and stays at most the
 //! inner loop's F, which falls no faster, so `F_last - extend <= H_last -
 //! first` for the missing part (case 2) and `F_in = H_last - first` does not
-//! depend on it. Hence `F_in`, computed from the final `H_last` and the F the
-//! kernel holds, is exact; the kernel stores `F_in` (the paper's "F of the
-//! first cell of the next partition") with `H_last` per column. The tests
-//! fail if the lazy loop's contribution to `F_last` is dropped.
+//! depend on it; dropped because it fell to `extend` or less, its part of
+//! `F_in` is at most 0, and an F of at most 0 raises no H of the next
+//! partition (local H is never negative) nor any F below it. Hence `F_in`,
+//! computed from the final `H_last` and the F the kernel holds, gives every
+//! H of the next partition exactly; the kernel stores it (the paper's "F of
+//! the first cell of the next partition") with `H_last` per column. The
+//! tests fail if the lazy loop's contribution to `F_last` is dropped.
 //!
 //! # Thread mapping
 //! One vector of `VL` lanes per sequence of the chunk (`VL = 32`: a warp;
@@ -63,7 +69,7 @@
 //! loop ends for the same reason.
 
 use crate::layout::{PartitionedParams, code_byte, score_byte};
-use crate::recurrence::NEG_INF;
+use crate::recurrence::{NEG_INF, dead_chain_bound};
 use crate::vector::Vector;
 
 /// Aligns the query with sequence `t` of the chunk and writes its score.
@@ -87,7 +93,6 @@ pub unsafe fn align_sequence<V: Vector, const SEGS: usize>(p: &PartitionedParams
     let len = *p.lengths.add(t) as usize;
     let partitions = p.partitions as usize;
     let g = p.gaps;
-    let first = V::splat(g.first);
     let extend = V::splat(g.extend);
     let neg_inf = V::splat(NEG_INF);
     let words = SEGS / 4;
@@ -140,14 +145,15 @@ pub unsafe fn align_sequence<V: Vector, const SEGS: usize>(p: &PartitionedParams
             f = f.shift_up(NEG_INF);
             'lazy: loop {
                 for s in 0..SEGS {
-                    if f.sub(extend).all_le(h[s].sub(first)) {
+                    if f.all_le(h[s].map(|h| dead_chain_bound(h, g))) {
                         break 'lazy;
                     }
                     if s == SEGS - 1 {
                         f_last = f_last.max(f);
                     }
+                    // `best` needs no update: a chain is below the H it
+                    // was opened from, which the inner loop saw.
                     h[s] = h[s].max(f);
-                    best = best.max(h[s]);
                     // Only the chain goes on (see `striped`'s termination).
                     f = f.sub(extend).max(neg_inf);
                 }

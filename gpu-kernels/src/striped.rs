@@ -15,7 +15,9 @@
 //! Differs from the paper: vector shifts are warp shuffles
 //! (`shfl.sync.up`) instead of a round trip through shared memory, the
 //! predicate of the lazy-F loop is `vote.all.sync` restricted to the vector's
-//! lanes, and scores, H and E are i32 (the paper stored u16), so no score can
+//! lanes and also drops chains that fell to `extend` or less, which cannot
+//! raise a local H any more ([`crate::recurrence::dead_chain_bound`]), and
+//! scores, H and E are i32 (the paper stored u16), so no score can
 //! overflow. E is kept as E(i, j-1) and updated at the start of a cell, as in
 //! `simt`, so the lazy-F loop only rewrites H.
 //!
@@ -57,7 +59,7 @@
 //! over the `T` segments every chain has left the vector and the vote ends it.
 
 use crate::layout::{StripedParams, code_byte};
-use crate::recurrence::NEG_INF;
+use crate::recurrence::{NEG_INF, dead_chain_bound};
 use crate::vector::Vector;
 
 /// Loads the (H, E) pair of every lane at `slot` (`VL` pairs).
@@ -106,7 +108,6 @@ unsafe fn align_sequence<V: Vector>(p: &StripedParams, scratch: *mut [i32; 2], t
     let threads = p.threads as usize;
     let len = *p.lengths.add(t) as usize;
     let g = p.gaps;
-    let first = V::splat(g.first);
     let extend = V::splat(g.extend);
     let neg_inf = V::splat(NEG_INF);
 
@@ -140,18 +141,20 @@ unsafe fn align_sequence<V: Vector>(p: &StripedParams, scratch: *mut [i32; 2], t
         }
 
         // Lazy-F loop: carry F from lane v's last row into lane v + 1's first
-        // row until, in every lane, F can neither raise H nor outlast the F
-        // the inner loop already derived from H (F - extend <= H - first).
+        // row until, in every lane, F can no longer change an H: it neither
+        // raises this H nor outlasts the F the inner loop already derived
+        // from H, or it has fallen to `extend` or less (`dead_chain_bound`).
         f = f.shift_up(NEG_INF);
         let mut s = 0;
         loop {
             let slot = scratch.add(s * vl);
             let h = V::from_lanes(|v| (*slot.add(v))[0]);
-            if f.sub(extend).all_le(h.sub(first)) {
+            if f.all_le(h.map(|h| dead_chain_bound(h, g))) {
                 break;
             }
+            // `best` needs no update: a chain is below the H it was opened
+            // from, which the inner loop saw.
             let h = h.max(f);
-            best = best.max(h);
             h.for_lanes(|v, h| (*slot.add(v))[0] = h);
             // Carry only the chain: `H - first` within a lane is already in
             // the inner loop's F, and re-deriving it here could keep the

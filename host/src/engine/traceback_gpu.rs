@@ -11,9 +11,12 @@
 //! the windows are spread over the GPUs longest-processing-time first
 //! ([`run_lpt`], as the paper's task manager does). Per window the tasks are
 //! uploaded, kernel 1 and kernel 2 are launched in stream order and the
-//! results and ops are read back. Kernel 1 writes every backtrack word, the
-//! bit buffer is still zeroed per window so a stale word can never be read.
+//! results and ops are read back; one host thread turns them into
+//! [`Alignment`]s while the GPUs go on with the next windows. Kernel 1 writes
+//! every backtrack word, the bit buffer is still zeroed per window so a stale
+//! word can never be read.
 
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -53,16 +56,19 @@ pub struct GpuAlignments {
     /// Of `gpu_seconds`, the part from the window's upload to the end of
     /// kernel 1 (the fill).
     pub fill_seconds: f64,
-    /// Seconds turning kernel output into [`Alignment`]s on the host.
+    /// Seconds turning kernel output into [`Alignment`]s on the host, while
+    /// the GPUs run the next windows.
     pub host_seconds: f64,
+    /// Seconds before the first window: the GPUs' contexts and modules, the
+    /// sequences' upload, the window plan.
+    pub setup_seconds: f64,
 }
 
-/// Time spent on windows, added up over windows and GPUs.
+/// Time the GPUs spent on windows, added up over windows and GPUs.
 #[derive(Default)]
 struct Times {
     gpu: f64,
     fill: f64,
-    host: f64,
 }
 
 /// One GPU with the kernels loaded and the run's residues and matrix on it.
@@ -215,6 +221,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     if ordinals.is_empty() {
         return Err(Error::InvalidArgument("no GPU to align on".into()));
     }
+    let started = Instant::now();
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
     let devices = ordinals
@@ -230,6 +237,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
     };
     let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
+    let setup_seconds = started.elapsed().as_secs_f64();
 
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
     // Pairs beyond the kernels' limits, and single pairs larger than the
@@ -245,35 +253,49 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         .collect();
     align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
     let runnable: Vec<&Window> = windows.iter().filter(|w| w.bytes() <= budget).collect();
-    let out = Mutex::new(out);
     let times = Mutex::new(Times::default());
-    let ran = run_lpt(runnable.len(), devices.len(), |device, w| -> Result<()> {
-        let mut own = Times::default();
-        let output = devices[device].run(runnable[w], mode, scoring, &mut own)?;
-        let stored = Instant::now();
-        {
-            let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
-            store_window(runnable[w], &output, pairs, &residues, &mut out);
-        }
-        own.host = stored.elapsed().as_secs_f64();
-        let mut times = times.lock().unwrap_or_else(|p| p.into_inner());
-        times.gpu += own.gpu;
-        times.fill += own.fill;
-        times.host += own.host;
-        Ok(())
+    // One window's output per GPU may wait for the storing thread.
+    let (finished, to_store) = sync_channel::<(usize, WindowOutput)>(devices.len());
+    let (ran, host_seconds) = std::thread::scope(|scope| {
+        let (out, residues, runnable) = (&mut out, &residues, &runnable);
+        let storer = scope.spawn(move || {
+            let mut seconds = 0.0;
+            for (w, output) in to_store {
+                let stored = Instant::now();
+                store_window(runnable[w], &output, pairs, residues, out);
+                seconds += stored.elapsed().as_secs_f64();
+            }
+            seconds
+        });
+        let ran = run_lpt(runnable.len(), devices.len(), |device, w| -> Result<()> {
+            let mut own = Times::default();
+            let output = devices[device].run(runnable[w], mode, scoring, &mut own)?;
+            {
+                let mut times = times.lock().unwrap_or_else(|p| p.into_inner());
+                times.gpu += own.gpu;
+                times.fill += own.fill;
+            }
+            // Fails only if the storer panicked; its join below re-raises that.
+            let _ = finished.send((w, output));
+            Ok(())
+        });
+        drop(finished);
+        let host_seconds = storer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (ran, host_seconds)
     });
     ran.into_iter().collect::<Result<Vec<()>>>()?;
     let times = times.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(GpuAlignments {
         alignments: out
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner())
             .into_iter()
             .map(|r| r.expect("every pair is planned or refused"))
             .collect(),
         windows: windows.len(),
         gpu_seconds: times.gpu,
         fill_seconds: times.fill,
-        host_seconds: times.host,
+        host_seconds,
+        setup_seconds,
     })
 }
