@@ -41,15 +41,6 @@ synth_db() {
     ./warpsw makedb synth570k.fa -o synth570k.wsw
 }
 
-# The standard queries of at least 1000 residues (the gap and long-sequence runs).
-long_queries() {
-    python3 - <<'EOF'
-recs = open("queries.fasta").read().split(">")[1:]
-keep = [r for r in recs if len("".join(r.splitlines()[1:])) >= 1000]
-open("queries_ge1000.fasta", "w").write("".join(">" + r for r in keep))
-EOF
-}
-
 step_tests() {
     # TEST_ARGS narrows the run, e.g. "gpu_traceback" or "--skip gpu_traceback".
     echo "== GPU tests: warpsw-tests --ignored ${TEST_ARGS:-}"
@@ -89,16 +80,15 @@ step_uniprot() {
 
 step_gaps() {
     synth_db
-    long_queries
-    echo "== gap sensitivity (CUDASW++ 2.0 Tables 1-2): BLOSUM62 10-2k, 20-2k, 40-3k"
+    echo "== gap sensitivity (CUDASW++ 2.0 Tables 1-2): BLOSUM62 10-2k, 20-2k, 40-3k, 20 queries"
     for gaps in "10 2" "20 2" "40 3"; do
         set -- $gaps
         bench "uniprot20k $1-$2k" "gaps_uniprot_$1_$2.log" --query queries.fasta --db uniprot20k.fasta.gz \
             --gap-open "$1" --gap-extend "$2" --warmup 1 --repeat 1 \
             --kernels simt,striped,partitioned,partitioned-vl32-pl512
-        bench "570k $1-$2k (queries >= 1000)" "gaps_570k_$1_$2.log" --query queries_ge1000.fasta --db synth570k.wsw \
+        bench "570k $1-$2k" "gaps_570k_$1_$2.log" --query queries.fasta --db synth570k.wsw \
             --gap-open "$1" --gap-extend "$2" --warmup 0 --repeat 1 \
-            --kernels partitioned,partitioned-vl32-pl512
+            --kernels simt,striped,partitioned,partitioned-vl32-pl512
     done
 }
 
