@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|ecoli|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|ecoli|lengths|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -144,6 +144,19 @@ step_traceback() {
     ok "score only 4000x4000" "$(grep -E 'GCUPS' scoreonly.log | tail -1)"
 }
 
+step_lengths() {
+    echo "== traceback on seed 003's length groups (Swiss-Prot, average 51-1103): allpairs, then score only"
+    local common=(--matrix blosum50 --gap-open 8 --gap-extend 2)
+    for f in lengths/*.fasta; do
+        local name
+        name=$(basename "$f" .fasta)
+        ./warpsw allpairs --input "$f" --mode local "${common[@]}" --device gpu -o /dev/null 2>&1 | tee "tb_$name.log"
+        ./warpsw search -q "$f" -d "$f" "${common[@]}" --device gpu --top 1 -o /dev/null 2>&1 | tee "so_$name.log"
+        ok "lengths $name" "$(grep -oE '[0-9.]+ GCUPS' "tb_$name.log" | tail -1) with traceback, \
+$(grep -oE '[0-9.]+ GCUPS' "so_$name.log" | tail -1) score only"
+    done
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -156,8 +169,9 @@ for step in "${@:-all}"; do
         long) step_long ;;
         traceback) step_traceback ;;
         ecoli) step_ecoli ;;
-        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback; step_ecoli ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, ecoli, all)"; exit 2 ;;
+        lengths) step_lengths ;;
+        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback; step_ecoli; step_lengths ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, ecoli, lengths, all)"; exit 2 ;;
     esac
 done
 echo
