@@ -593,7 +593,11 @@ impl SharedParams {
 }
 
 /// Runs kernel 1 then kernel 2 over `window` on the host's cores, as the
-/// two launches would on the GPU (same parameter block and buffers).
+/// two launches would on the GPU (same kernel bodies and buffers), except
+/// that kernel 1 runs each pair as a launch of one with a row scratch of its
+/// own: the GPU layout interleaves the pairs' rows (`j * pairs + t`, so that
+/// a warp's accesses coalesce), which on a CPU core would make every row
+/// access a cache miss.
 pub fn run_window_cpu(
     residues: &Residues,
     matrix: &[i8],
@@ -603,7 +607,6 @@ pub fn run_window_cpu(
 ) -> WindowOutput {
     assert_eq!(matrix.len(), NUM_CODES * NUM_CODES);
     let mut bits = vec![0u32; window.bits_words];
-    let mut rows = vec![[0i32; 2]; window.row_entries()];
     let mut ops = vec![0u32; window.ops_words];
     let mut results = vec![PairResult::default(); window.tasks.len()];
     let params = SharedParams(TracebackParams {
@@ -613,22 +616,35 @@ pub fn run_window_cpu(
         tasks: window.tasks.as_ptr(),
         results: results.as_mut_ptr(),
         bits: bits.as_mut_ptr(),
-        rows: rows.as_mut_ptr(),
+        rows: std::ptr::null_mut(),
         ops: ops.as_mut_ptr(),
         pairs: window.tasks.len() as u32,
         mode: kernel_mode(mode),
         gaps: scoring.gaps.kernel_gaps(),
     });
-    let pairs = window.tasks.len() as u32;
-    // SAFETY: the window's tasks were planned by `plan_windows` over these
-    // residues (offsets in bounds, slices disjoint and sized by
-    // `backtrack_words`, `m + 1`, `n + m`), every pair passed `pair_fits`,
-    // the matrix has NUM_CODES² entries, and each thread index runs once.
-    (0..pairs)
-        .into_par_iter()
-        .for_each(|t| unsafe { fill_pair(params.get(), t) });
-    // SAFETY: as above, after kernel 1 finished for every pair.
-    (0..pairs)
+    let pairs = window.tasks.len();
+    (0..pairs).into_par_iter().for_each_init(
+        || vec![[0i32; 2]; window.widest + 1],
+        |scratch, t| {
+            let one = TracebackParams {
+                tasks: params.get().tasks.wrapping_add(t),
+                results: params.get().results.wrapping_add(t),
+                rows: scratch.as_mut_ptr(),
+                pairs: 1,
+                ..*params.get()
+            };
+            // SAFETY: the window's tasks were planned by `plan_windows` over
+            // these residues (offsets in bounds, bits and ops slices disjoint
+            // and sized by `backtrack_words` and `n + m`), every pair passed
+            // `pair_fits`, the matrix has NUM_CODES² entries; `one` is a
+            // launch of the single pair `t` (its task and result), whose row
+            // scratch holds `widest + 1 >= m + 1` entries of this thread.
+            unsafe { fill_pair(&one, 0) }
+        },
+    );
+    // SAFETY: as above, after kernel 1 finished for every pair; the walk
+    // reads no row scratch.
+    (0..pairs as u32)
         .into_par_iter()
         .for_each(|t| unsafe { walk_pair(params.get(), t) });
     WindowOutput { results, ops }
