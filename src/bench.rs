@@ -32,8 +32,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|k| parse_kernel(k, &args.auto))
         .collect::<Result<_, _>>()?;
-    let queries = load_queries(&args.query)?;
-    let db = Arc::new(load_db(&args.db)?);
+    let queries = load_queries(&args.inputs.query)?;
+    let db = Arc::new(load_db(&args.inputs.db)?);
     let residues = db.total_residues();
     if args.repeat == 0 {
         bail!("--repeat must be at least 1");

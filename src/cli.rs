@@ -127,15 +127,22 @@ pub struct PlacementArgs {
     pub balance: String,
 }
 
-/// `warpsw search`.
-#[derive(Args, Debug)]
-pub struct SearchArgs {
+/// The queries and the database: shared by `search` and `bench`.
+#[derive(Args, Debug, Clone)]
+pub struct SearchInputs {
     /// Query sequences (FASTA, optionally gzipped).
     #[arg(short, long, value_name = "FILE")]
     pub query: PathBuf,
     /// Database: FASTA (optionally gzipped) or a `.wsw` file from `warpsw makedb`.
     #[arg(short, long, value_name = "FILE")]
     pub db: PathBuf,
+}
+
+/// `warpsw search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub inputs: SearchInputs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     /// Hits reported per query.
@@ -177,15 +184,11 @@ pub struct DemoArgs {
     pub keep: Option<PathBuf>,
 }
 
-/// `warpsw bench`.
+/// `warpsw bench`: one row per query.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Query sequences (FASTA); one row per query.
-    #[arg(short, long, value_name = "FILE")]
-    pub query: PathBuf,
-    /// Database: FASTA (optionally gzipped) or a `.wsw` file from `warpsw makedb`.
-    #[arg(short, long, value_name = "FILE")]
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub inputs: SearchInputs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     /// Kernels to time, comma separated (`auto` included).

@@ -8,7 +8,7 @@ use anyhow::Context;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::{DemoArgs, FormatChoice, PlacementArgs, ScoringArgs, SearchArgs};
+use crate::cli::{DemoArgs, FormatChoice, PlacementArgs, ScoringArgs, SearchArgs, SearchInputs};
 
 /// Robinson & Robinson (1991) background frequencies of `AMINO_ACIDS`.
 const AMINO_ACIDS: &[u8; 20] = b"ARNDCQEGHILKMFPSTWYV";
@@ -119,8 +119,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     );
 
     crate::search::run(SearchArgs {
-        query: query_path,
-        db: db_path,
+        inputs: SearchInputs {
+            query: query_path,
+            db: db_path,
+        },
         scoring: ScoringArgs {
             matrix: "blosum62".into(),
             matrix_file: None,

@@ -61,9 +61,9 @@ pub fn load_queries(path: &std::path::Path) -> anyhow::Result<Vec<Record>> {
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let scoring = args.scoring.scoring()?;
     let kernel = parse_kernel(&args.kernel, &args.auto)?;
-    let queries = load_queries(&args.query)?;
+    let queries = load_queries(&args.inputs.query)?;
     let read_started = Instant::now();
-    let db = Arc::new(load_db(&args.db)?);
+    let db = Arc::new(load_db(&args.inputs.db)?);
     let read_seconds = read_started.elapsed().as_secs_f64();
 
     let (placement, policy) = placement(&args.placement)?;
