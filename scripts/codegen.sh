@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What the kernels compile to, without a GPU: assembles the embedded PTX for
+# an architecture with NVIDIA's ptxas (from PyPI) and prints, per entry point,
+# registers, stack and spills; with --sass KERNEL also the SASS instruction
+# mix of that kernel (nvdisasm), most frequent first.
+#
+#   scripts/codegen.sh [--arch sm_90] [--sass sw_partitioned_vl32_pl512]
+#
+# The driver JIT-compiles the same PTX on the GPU, so registers and spills
+# match what `warpsw bench` reports there (checked on an H100: 148 registers
+# for sw_simt_i32 both ways). The tools go to .whl/ (git-ignored) once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+arch=sm_90
+sass=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --arch) arch=$2; shift 2 ;;
+        --sass) sass=$2; shift 2 ;;
+        *) echo "usage: scripts/codegen.sh [--arch sm_XX] [--sass KERNEL]" >&2; exit 2 ;;
+    esac
+done
+
+bin=.whl/nvidia/cu13/bin
+if [ ! -x "$bin/ptxas" ] || [ ! -x "$bin/nvdisasm" ]; then
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --target .whl "nvidia-cuda-nvcc==13.0.*" "nvidia-cuda-nvdisasm==13.*"
+fi
+
+cargo build --release --quiet --bin warpsw
+ptx=$(ls -t target/release/build/host-*/out/gpu_kernels.ptx | head -1)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+"$bin/ptxas" -arch="$arch" -v "$ptx" -o "$out/kernels.cubin" 2> "$out/ptxas.txt"
+echo "PTX: $ptx, assembled for $arch"
+printf '%-28s %10s %12s %14s %13s\n' kernel registers "stack bytes" "spill stores" "spill loads"
+awk '
+    /Compiling entry function/ { match($0, /'\''[^'\'']+'\''/); name = substr($0, RSTART + 1, RLENGTH - 2) }
+    /bytes stack frame/ { stack = $1; stores = $5; loads = $9 }
+    /Used [0-9]+ registers/ { for (i = 1; i <= NF; i++) if ($i == "Used") regs = $(i + 1);
+        printf "%-28s %10s %12s %14s %13s\n", name, regs, stack, stores, loads }
+' "$out/ptxas.txt"
+
+if [ -n "$sass" ]; then
+    "$bin/nvdisasm" "$out/kernels.cubin" > "$out/kernels.sass"
+    echo
+    echo "SASS instruction mix of $sass (opcode without modifiers, count):"
+    awk -v k="$sass" '/^\/\/-+ \.text\./ { on = ($2 == ".text." k) } on' "$out/kernels.sass" \
+        | grep -oE '/\*[0-9a-f]{4,}\*/ +[A-Z][A-Z0-9_.]*' | awk '{ sub(/\..*/, "", $2); print $2 }' \
+        | sort | uniq -c | sort -rn | head -25
+fi
