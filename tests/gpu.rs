@@ -200,3 +200,71 @@ fn gpu_parted_engine_matches_reference() {
         assert_eq!(bad, 0, "{kernel}: {}", engine.description());
     }
 }
+
+/// The multi-GPU path on real hardware with the one GPU these machines have:
+/// two workers on GPU 0 (`--devices 0,0`), every balancing policy, against
+/// one engine: every sequence scored once, the same scores.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_two_workers_on_one_gpu_match_one_engine() {
+    use host::dispatch::Policy;
+    use host::engine::multi::open_gpus;
+    let mut rng = hay::rng(104);
+    let db = hay::database(
+        (0..30_000)
+            .map(|_| {
+                let len = hay::skewed_length(&mut rng, 2500);
+                hay::random_codes(&mut rng, len, true)
+            })
+            .collect(),
+    );
+    let scoring = hay::blosum62(10, 1);
+    let queries: Vec<Vec<u8>> = [150, 1200]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let kernel: host::engine::Kernel = "auto".parse().unwrap();
+    let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
+    let want: Vec<Vec<i32>> = queries
+        .iter()
+        .map(|q| single.score_all(q).unwrap())
+        .collect();
+    for policy in Policy::ALL {
+        let (mut two, _) =
+            open_gpus(&[0, 0], &db, &scoring, kernel, policy).expect("two workers open");
+        for (q, want) in queries.iter().zip(&want) {
+            assert_eq!(
+                &two.score_all(q).expect("the workers run"),
+                want,
+                "{policy}"
+            );
+        }
+        assert!(two.take_warnings().is_empty(), "{policy}");
+    }
+}
+
+/// The traceback's longest-first schedule over two device slots (both GPU 0)
+/// gives the alignments of one.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_traceback_on_two_device_slots_matches_one() {
+    use host::engine::traceback_gpu::align_pairs_gpu;
+    use host::reference::Mode;
+    let mut rng = hay::rng(105);
+    let seqs: Vec<Vec<u8>> = (0..400)
+        .map(|_| {
+            let len = 1 + hay::skewed_length(&mut rng, 600);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..400)
+        .flat_map(|a| (a + 1..400).map(move |b| (a, b)))
+        .collect();
+    let scoring = hay::blosum62(10, 1);
+    let one = align_pairs_gpu(&[0], &seqs, &pairs, Mode::Local, &scoring).expect("one slot");
+    let two = align_pairs_gpu(&[0, 0], &seqs, &pairs, Mode::Local, &scoring).expect("two slots");
+    assert!(two.windows >= 8, "{} windows", two.windows);
+    for (k, (a, b)) in one.alignments.iter().zip(&two.alignments).enumerate() {
+        assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");
+    }
+}
