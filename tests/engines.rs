@@ -36,12 +36,7 @@ pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scor
 fn cpu_engine_matches_reference_on_homologs_and_random_sequences() {
     let mut rng = hay::rng(1);
     let query = hay::random_codes(&mut rng, 420, false);
-    let mut db: Vec<Vec<u8>> = (0..150)
-        .map(|_| {
-            let len = hay::skewed_length(&mut rng, 1500);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
+    let mut db: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 150, 1500, true);
     for identity in [0.95, 0.7, 0.5, 0.3] {
         db.push(hay::mutate(&mut rng, &query, identity));
     }

@@ -52,12 +52,7 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_matches_reference_on_100000_database_sequences() {
     let mut rng = hay::rng(100);
-    let mut seqs: Vec<Vec<u8>> = (0..100_000)
-        .map(|_| {
-            let len = hay::skewed_length(&mut rng, 3000);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 100_000, 3000, true);
     for len in [12_000, 9_000, 5_000, 0, 1] {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
@@ -75,12 +70,7 @@ fn gpu_matches_reference_on_100000_database_sequences() {
 fn gpu_matches_reference_for_every_matrix_and_gap_setting() {
     let mut rng = hay::rng(101);
     let query = hay::random_codes(&mut rng, 333, true);
-    let mut seqs: Vec<Vec<u8>> = (0..600)
-        .map(|_| {
-            let len = hay::skewed_length(&mut rng, 2000);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 600, 2000, true);
     seqs.extend((0..20).map(|_| hay::mutate(&mut rng, &query, 0.6)));
     let db = hay::database(seqs);
     for matrix in hay::matrices() {
@@ -178,14 +168,9 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
 fn gpu_parted_engine_matches_reference() {
     use host::engine::parted::PartedGpuEngine;
     let mut rng = hay::rng(103);
-    let db = std::sync::Arc::new(hay::database(
-        (0..20_000)
-            .map(|_| {
-                let len = hay::skewed_length(&mut rng, 3000);
-                hay::random_codes(&mut rng, len, true)
-            })
-            .collect(),
-    ));
+    let db = std::sync::Arc::new(hay::database(hay::skewed_sequences(
+        &mut rng, 20_000, 3000, true,
+    )));
     let scoring = hay::blosum62(10, 1);
     let query = hay::random_codes(&mut rng, 500, false);
     for kernel in [host::engine::Kernel::Simt, "auto".parse().unwrap()] {
@@ -210,14 +195,7 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
     use host::dispatch::Policy;
     use host::engine::multi::open_gpus;
     let mut rng = hay::rng(104);
-    let db = hay::database(
-        (0..30_000)
-            .map(|_| {
-                let len = hay::skewed_length(&mut rng, 2500);
-                hay::random_codes(&mut rng, len, true)
-            })
-            .collect(),
-    );
+    let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
     let scoring = hay::blosum62(10, 1);
     let queries: Vec<Vec<u8>> = [150, 1200]
         .iter()

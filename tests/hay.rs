@@ -66,6 +66,22 @@ pub fn skewed_length(rng: &mut StdRng, max: usize) -> usize {
     (u * u * max as f64) as usize
 }
 
+/// `count` random sequences of [`skewed_length`] lengths (at most `max`),
+/// of the 20 standard codes or of all 24 (`all_codes`).
+pub fn skewed_sequences(
+    rng: &mut StdRng,
+    count: usize,
+    max: usize,
+    all_codes: bool,
+) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|_| {
+            let len = skewed_length(rng, max);
+            random_codes(rng, len, all_codes)
+        })
+        .collect()
+}
+
 /// A FASTA file's text from `(id, letters)` records.
 pub fn fasta(records: &[(&str, &str)]) -> String {
     records

@@ -62,12 +62,7 @@ fn check_simt(query: &[u8], db: &Database, scoring: &Scoring, threads: usize) ->
 #[test]
 fn sw_simt_i32_matches_reference_on_10000_random_pairs() {
     let mut rng = hay::rng(10);
-    let db_seqs: Vec<Vec<u8>> = (0..1000)
-        .map(|_| {
-            let len = hay::skewed_length(&mut rng, 2000);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
+    let db_seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 1000, 2000, true);
     let db = hay::database(db_seqs);
     let matrices = hay::matrices();
     let mut pairs = 0;

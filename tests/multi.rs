@@ -136,14 +136,7 @@ fn all_devices_failing_is_an_error_not_a_partial_result() {
 #[test]
 fn multi_device_plan_splits_auto_at_its_threshold() {
     let mut rng = hay::rng(77);
-    let db = hay::database(
-        (0..500)
-            .map(|_| {
-                let len = hay::skewed_length(&mut rng, 3000);
-                hay::random_codes(&mut rng, len, false)
-            })
-            .collect(),
-    );
+    let db = hay::database(hay::skewed_sequences(&mut rng, 500, 3000, false));
     let limits = ChunkLimits {
         max_sequences: usize::MAX,
         max_bytes: usize::MAX,
