@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|traceback|ecoli|lengths|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -92,6 +92,21 @@ step_gaps() {
     done
 }
 
+step_parted() {
+    synth_db
+    echo "== the 570k DB streamed part by part (--gpu-memory 256MiB) vs resident: hits and speed"
+    ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu -o hits_resident.tsv
+    ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
+        --gpu-memory 256MiB -o hits_parted.tsv
+    if cmp -s hits_resident.tsv hits_parted.tsv && [ -s hits_parted.tsv ]; then
+        ok parted "streamed == resident ($(($(wc -l < hits_parted.tsv) - 1)) rows)"
+    else
+        fail parted
+    fi
+    bench "570k streamed, 256MiB" parted.log --query queries.fasta --db synth570k.wsw \
+        --gap-open 10 --gap-extend 1 --warmup 0 --repeat 1 --kernels simt,auto --gpu-memory 256MiB
+}
+
 step_long() {
     synth_db
     echo "== long sequences: the 570k DB plus 200 sequences of 20,000-35,000 residues"
@@ -167,11 +182,12 @@ for step in "${@:-all}"; do
         uniprot) step_uniprot ;;
         gaps) step_gaps ;;
         long) step_long ;;
+        parted) step_parted ;;
         traceback) step_traceback ;;
         ecoli) step_ecoli ;;
         lengths) step_lengths ;;
-        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, traceback, ecoli, lengths, all)"; exit 2 ;;
+        all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, all)"; exit 2 ;;
     esac
 done
 echo

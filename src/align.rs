@@ -48,6 +48,9 @@ fn run(
     opts: &AlignmentOutputArgs,
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
+    if let Some(bytes) = opts.gpu_memory {
+        host::engine::gpu::limit_memory(bytes);
+    }
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
     let gpus = match opts.device {
         DeviceChoice::Cpu => None,

@@ -125,6 +125,24 @@ pub struct PlacementArgs {
     /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
     #[arg(long, default_value = "dynamic")]
     pub balance: String,
+    /// Use at most this much of each GPU's free memory (e.g. `8GiB`,
+    /// `500MB`); a database that does not fit is streamed part by part.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub gpu_memory: Option<usize>,
+}
+
+/// Parses `--gpu-memory`: a byte count with an optional unit (`KB`, `MiB`,
+/// `GiB`, ...).
+fn parse_memory(text: &str) -> Result<usize, String> {
+    let bytes = parse_size::parse_size(text)
+        .map_err(|e| format!("{e}: expected a size such as 8GiB or 500MB"))?;
+    match usize::try_from(bytes) {
+        Ok(0) => Err("the size must be more than 0 bytes".into()),
+        Ok(bytes) => Ok(bytes),
+        Err(_) => Err(format!(
+            "{bytes} bytes is more than this machine can address"
+        )),
+    }
 }
 
 /// The queries and the database: shared by `search` and `bench`.
@@ -287,6 +305,10 @@ pub struct AlignmentOutputArgs {
     /// them longest first (seed 003's LPT schedule).
     #[arg(long, default_value = "all", value_name = "all|LIST")]
     pub devices: String,
+    /// Use at most this much of each GPU's free memory (e.g. `8GiB`,
+    /// `500MB`); windows of pairs are sized to it.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub gpu_memory: Option<usize>,
     /// No summary on standard error.
     #[arg(long)]
     pub quiet: bool,

@@ -139,6 +139,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             device: args.device,
             devices: "all".into(),
             balance: "dynamic".into(),
+            gpu_memory: None,
         },
         format: FormatChoice::Tsv,
         out: Some(out_path.clone()),

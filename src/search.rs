@@ -32,8 +32,12 @@ pub fn device_list(devices: &str) -> anyhow::Result<Option<Vec<usize>>> {
     })
 }
 
-/// The `--device`, `--devices` and `--balance` choices.
+/// The `--device`, `--devices` and `--balance` choices; applies
+/// `--gpu-memory`.
 pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
+    if let Some(bytes) = args.gpu_memory {
+        host::engine::gpu::limit_memory(bytes);
+    }
     let choice = args.device;
     let list = device_list(&args.devices)?;
     let placement = match choice {

@@ -157,6 +157,20 @@ fn empty_and_missing_files_are_errors() {
 }
 
 #[test]
+fn gpu_memory_takes_a_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, db) = search_files(dir.path());
+    let err = failing_search(&q, &db, &["--gpu-memory", "12XB"]);
+    assert!(
+        err.contains("--gpu-memory") && err.contains("8GiB"),
+        "{err}"
+    );
+    assert!(failing_search(&q, &db, &["--gpu-memory", "0"]).contains("more than 0"));
+    let out = search_cpu(&q, &db, &["--gpu-memory", "500MiB"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
 fn a_truncated_gzip_is_an_error() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();

@@ -221,13 +221,26 @@ pub fn chunk_limits(db: &Database, free: usize) -> Result<ChunkLimits> {
     })
 }
 
-/// Free memory of GPU `ordinal` in bytes.
+/// The most memory of each GPU that the engines plan with (see
+/// [`limit_memory`]); `usize::MAX` while unlimited.
+static MEMORY_LIMIT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// Makes every later plan use at most `bytes` of each GPU's free memory
+/// (`--gpu-memory`): for a GPU shared with other work, or to stream a
+/// database part by part ([`super::parted`]) on purpose. Process-wide, as
+/// the GPUs are.
+pub fn limit_memory(bytes: usize) {
+    MEMORY_LIMIT.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Free memory of GPU `ordinal` in bytes, at most the [`limit_memory`] cap.
 pub fn free_memory(ordinal: usize) -> Result<usize> {
     let ctx = CudaContext::new(ordinal).map_err(gpu_error(ordinal, "", "opening the device"))?;
     let (free, _) = ctx
         .mem_get_info()
         .map_err(gpu_error(ordinal, "", "querying free memory"))?;
-    Ok(free)
+    Ok(free.min(MEMORY_LIMIT.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
 /// Chunks of the sorted database for `kernel` within `limits`: with `auto`,
@@ -312,13 +325,41 @@ impl GpuEngine {
         kernel: Kernel,
         chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
     ) -> Result<GpuEngine> {
+        GpuEngine::build(ordinal, sequences, scoring, kernel, chunks, false)
+    }
+
+    /// As [`GpuEngine::with_chunks`], on a stream of its own (non-blocking),
+    /// so that this engine's upload and another engine's kernels on the same
+    /// GPU can overlap.
+    pub fn with_chunks_on_own_stream<'a>(
+        ordinal: usize,
+        sequences: usize,
+        scoring: Scoring,
+        kernel: Kernel,
+        chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
+    ) -> Result<GpuEngine> {
+        GpuEngine::build(ordinal, sequences, scoring, kernel, chunks, true)
+    }
+
+    fn build<'a>(
+        ordinal: usize,
+        sequences: usize,
+        scoring: Scoring,
+        kernel: Kernel,
+        chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
+        own_stream: bool,
+    ) -> Result<GpuEngine> {
         let info = devices()?
             .into_iter()
             .find(|d| d.ordinal == ordinal)
             .ok_or_else(|| Error::InvalidArgument(format!("there is no GPU {ordinal}")))?;
         let stage = |s| gpu_error(ordinal, &info.name, s);
         let (ctx, module) = kernels_module(ordinal, &info.name)?;
-        let stream = ctx.default_stream();
+        let stream = if own_stream {
+            ctx.new_stream().map_err(stage("creating a stream"))?
+        } else {
+            ctx.default_stream()
+        };
         let functions = super::KERNELS
             .iter()
             .map(|k| {
@@ -461,6 +502,33 @@ impl GpuEngine {
             self.query.push((stage, device_query));
         }
         Ok(())
+    }
+
+    /// Loads `query` and launches every chunk's kernels on the engine's
+    /// stream without waiting for them; [`GpuEngine::read_scores`] waits.
+    pub fn launch_all(&mut self, query: &[u8]) -> Result<()> {
+        self.load_query(query)?;
+        if !self.query.is_empty() {
+            for k in 0..self.chunks.len() {
+                self.launch_chunk(k)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every sequence's score for the query of the last
+    /// [`GpuEngine::launch_all`], once its kernels are done (0 for sequences
+    /// in no chunk, and for all when the query is empty).
+    pub fn read_scores(&self) -> Result<Vec<i32>> {
+        if self.query.is_empty() {
+            return Ok(vec![0; self.sequences]);
+        }
+        let mut scores = self
+            .stream
+            .clone_dtoh(&self.scores)
+            .map_err(self.error("reading the scores back"))?;
+        scores.truncate(self.sequences);
+        Ok(scores)
     }
 
     /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
@@ -734,18 +802,7 @@ impl Engine for GpuEngine {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
-        self.load_query(query)?;
-        if self.query.is_empty() {
-            return Ok(vec![0; self.sequences]);
-        }
-        for k in 0..self.chunks.len() {
-            self.launch_chunk(k)?;
-        }
-        let mut scores = self
-            .stream
-            .clone_dtoh(&self.scores)
-            .map_err(self.error("reading the scores back"))?;
-        scores.truncate(self.sequences);
-        Ok(scores)
+        self.launch_all(query)?;
+        self.read_scores()
     }
 }
