@@ -72,7 +72,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     for &kernel in &kernels {
         let (placement, policy) = placement(&args.placement)?;
         let opened = engine::open(placement, policy, db.clone(), scoring.clone(), kernel)?;
-        if let Some(why) = &opened.fallback {
+        if let Some(why) = &opened.notice {
             eprintln!("warpsw: {why}");
         }
         let mut engine = opened.engine;

@@ -266,12 +266,15 @@ pub fn print_kernels() {
         );
     }
     println!(
-        "{:<name$}  {:<symbol$}  {:>4}  simt up to --auto-threshold ({}) residues, --auto-long ({}) above (the default)",
+        "{:<name$}  {:<symbol$}  {:>4}  simt up to --auto-threshold ({}) residues, --auto-long ({}) above; \
+         --auto-long throughout for queries of {}+ residues or when fewer than {} sequences are for simt (the default)",
         "auto",
         "-",
         32,
         host::engine::DEFAULT_AUTO_THRESHOLD,
-        host::engine::DEFAULT_AUTO_LONG
+        host::engine::DEFAULT_AUTO_LONG,
+        host::engine::AUTO_LONG_QUERY,
+        host::engine::AUTO_MIN_SIMT_SEQUENCES
     );
     println!(
         "\nOn the CPU (no GPU, or --device cpu) simt and auto run the inter-sequence SIMD kernel;\n\

@@ -72,7 +72,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 
     let (placement, policy) = placement(&args.placement)?;
     let opened = engine::open(placement, policy, db.clone(), scoring, kernel)?;
-    if let Some(why) = &opened.fallback {
+    if let Some(why) = &opened.notice {
         eprintln!("warpsw: {why}");
     }
     let mut engine = opened.engine;

@@ -283,6 +283,9 @@ pub struct GpuEngine {
     /// The loaded query's profile for each stage of `kernel`; empty when no
     /// query is loaded or it is empty (every score 0, nothing launches).
     query: Vec<(Kernel, DeviceQuery)>,
+    /// The kernel that runs every chunk for the loaded query, when it skips
+    /// `auto`'s stages ([`Kernel::for_query`]).
+    query_kernel: Option<Kernel>,
     upload_seconds: f64,
 }
 
@@ -426,6 +429,7 @@ impl GpuEngine {
             scoring,
             kernel,
             query: Vec::new(),
+            query_kernel: None,
             upload_seconds,
         })
     }
@@ -479,7 +483,12 @@ impl GpuEngine {
         if query.is_empty() {
             return Ok(());
         }
-        for stage in self.kernel.stages() {
+        self.query_kernel = self.kernel.for_query(query.len());
+        let stages = match self.query_kernel {
+            Some(kernel) => vec![kernel],
+            None => self.kernel.stages(),
+        };
+        for stage in stages {
             if let Kernel::Striped { vl } = stage {
                 let segments = gpu_kernels::layout::striped_segments(query.len(), vl as usize);
                 self.reserve_striped_scratch(segments, vl as usize)?;
@@ -534,7 +543,9 @@ impl GpuEngine {
     /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
     pub fn launch_chunk(&self, k: usize) -> Result<()> {
         let chunk = &self.chunks[k];
-        let stage = self.kernel.for_longest(chunk.longest);
+        let stage = self
+            .query_kernel
+            .unwrap_or_else(|| self.kernel.for_longest(chunk.longest));
         let Some((_, query)) = self.query.iter().find(|(k, _)| *k == stage) else {
             return Ok(()); // no query loaded, or an empty one
         };

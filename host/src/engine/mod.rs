@@ -49,8 +49,10 @@ pub enum Kernel {
     /// Two stages (CUDASW++'s inter-task and intra-task stages): chunks of
     /// sequences longer than `threshold` go to the warp kernel named `long`
     /// (one warp per sequence), the rest to `simt` (one thread per sequence).
-    /// Not a kernel of its own, so it has no [`KERNELS`] row; build it with
-    /// [`Kernel::auto`].
+    /// On GPUs `long` aligns every sequence for a long query
+    /// ([`Kernel::for_query`]) and for a database with few short sequences
+    /// ([`Kernel::for_database`]). Not a kernel of its own, so it has no
+    /// [`KERNELS`] row; build it with [`Kernel::auto`].
     Auto {
         /// Longest sequence (residues) still aligned by `simt`.
         threshold: u32,
@@ -155,6 +157,22 @@ pub const KERNELS: &[KernelInfo] = &[
 /// above: `partitioned-vl32-pl512` 902 GCUPS, `parallelogram` 178).
 pub const DEFAULT_AUTO_LONG: &str = "partitioned-vl32-pl512";
 
+/// Queries of at least this many residues run `auto`'s second stage on
+/// every database sequence. Measured (H100, the 570k synthetic database,
+/// 10-1k, benches/RESULTS.md run 8): `partitioned-vl32-pl512` beat `simt` on
+/// 10 of the 11 standard queries of 1000 residues and more (1498 against
+/// 1423 GCUPS over them, 0.98× on the eleventh), while `simt` led on every
+/// shorter one but one (0.44× at 144 residues, 0.93× at 850).
+pub const AUTO_LONG_QUERY: usize = 1000;
+
+/// A database with fewer sequences than this in `auto`'s `simt` stage runs
+/// the second stage on every sequence: one thread per sequence leaves most
+/// of a GPU idle (an H100 holds about 55,000 `simt` threads at once). Between
+/// two measured points, not tuned (H100, 10-1k, run 8): with 20,000 UniProt
+/// sequences `partitioned-vl32-pl512` alone did 692 GCUPS against `auto`'s
+/// 294 and led on every query; with 570,000 `simt` led on short queries.
+pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
+
 impl Kernel {
     /// `auto` with `simt` up to `threshold` residues and the [`KERNELS`]
     /// kernel named `long` above.
@@ -197,6 +215,43 @@ impl Kernel {
         }
     }
 
+    /// The kernel that runs every chunk for a query of `query_len` residues
+    /// when that query skips `auto`'s `simt` stage ([`AUTO_LONG_QUERY`]);
+    /// `None`: each chunk runs its own stage ([`Kernel::for_longest`]).
+    ///
+    /// ```
+    /// use host::engine::Kernel;
+    /// let auto = Kernel::auto(1024, "partitioned-vl32-pl512").unwrap();
+    /// assert_eq!(auto.for_query(999), None);
+    /// assert_eq!(auto.for_query(1000), Some(Kernel::Partitioned { vl: 32, pl: 512 }));
+    /// assert_eq!(Kernel::Simt.for_query(5000), None);
+    /// ```
+    pub fn for_query(self, query_len: usize) -> Option<Kernel> {
+        match self {
+            Kernel::Auto { long, .. } if query_len >= AUTO_LONG_QUERY => Some(long_stage(long)),
+            _ => None,
+        }
+    }
+
+    /// The kernel to search `db` with on GPUs: `auto` becomes its second
+    /// stage alone when fewer than [`AUTO_MIN_SIMT_SEQUENCES`] sequences
+    /// would go to `simt`; every other kernel is itself.
+    pub fn for_database(self, db: &crate::db::Database) -> Kernel {
+        match self {
+            Kernel::Auto { threshold, long } => {
+                let short = (0..db.len())
+                    .filter(|&i| db.length(i) <= threshold as usize)
+                    .count();
+                if short < AUTO_MIN_SIMT_SEQUENCES {
+                    long_stage(long)
+                } else {
+                    self
+                }
+            }
+            k => k,
+        }
+    }
+
     /// The kernel that runs a chunk whose longest sequence has `longest`
     /// residues: `Auto` picks its stage, every other kernel is itself.
     ///
@@ -219,9 +274,11 @@ impl Kernel {
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Kernel::Auto { threshold, long } => {
-                write!(f, "auto (simt up to {threshold} residues, {long} above)")
-            }
+            Kernel::Auto { threshold, long } => write!(
+                f,
+                "auto (simt up to {threshold} residues, {long} above; {long} throughout for queries of \
+                 {AUTO_LONG_QUERY}+ residues)"
+            ),
             k => f.write_str(k.info().name),
         }
     }
@@ -325,8 +382,10 @@ pub enum Placement {
 pub struct Opened {
     /// The engine, database resident.
     pub engine: Box<dyn Engine>,
-    /// Why `Auto` fell back to the CPU, if it did (say it once to the user).
-    pub fallback: Option<String>,
+    /// How the engine differs from what was asked, if it does (say it once
+    /// to the user): `Auto` fell back to the CPU, or `auto` on a small
+    /// database runs its second stage only.
+    pub notice: Option<String>,
     /// Seconds spent preparing and uploading the database.
     pub upload_seconds: f64,
 }
@@ -341,16 +400,24 @@ pub fn open(
     kernel: Kernel,
 ) -> Result<Opened> {
     let started = std::time::Instant::now();
-    let cpu = |fallback| {
+    let cpu = |notice| {
         let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), kernel);
         Ok(Opened {
             engine: Box::new(engine),
-            fallback,
+            notice,
             upload_seconds: started.elapsed().as_secs_f64(),
         })
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
         let ordinals = gpu::select_devices(wanted)?;
+        let asked = kernel;
+        let kernel = kernel.for_database(&db);
+        let notice = (kernel != asked).then(|| {
+            format!(
+                "kernel auto: fewer than {AUTO_MIN_SIMT_SEQUENCES} database sequences for its simt \
+                 stage, so {kernel} aligns them all"
+            )
+        });
         if let [ordinal] = ordinals[..] {
             let free = gpu::free_memory(ordinal)?;
             if !gpu::database_fits(&db, free) {
@@ -359,20 +426,20 @@ pub fn open(
                 return Ok(Opened {
                     upload_seconds: started.elapsed().as_secs_f64(),
                     engine: Box::new(engine),
-                    fallback: None,
+                    notice,
                 });
             }
             let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
             return Ok(Opened {
                 upload_seconds: engine.upload_seconds(),
                 engine: Box::new(engine),
-                fallback: None,
+                notice,
             });
         }
         let (engine, upload_seconds) = multi::open_gpus(&ordinals, &db, &scoring, kernel, policy)?;
         Ok(Opened {
             engine: Box::new(engine),
-            fallback: None,
+            notice,
             upload_seconds,
         })
     };
@@ -386,5 +453,35 @@ pub fn open(
             }
             Err(other) => Err(other),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Database;
+    use crate::db::tests::record;
+
+    /// A database of `short` sequences of 10 residues and 5 of 2000.
+    fn database(short: usize) -> Database {
+        Database::from_records(
+            (0..short)
+                .map(|k| record(&format!("s{k}"), &[(k % 20) as u8; 10]))
+                .chain((0..5).map(|k| record(&format!("l{k}"), &[1; 2000])))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn auto_runs_its_second_stage_alone_on_a_small_database() {
+        let auto: Kernel = "auto".parse().unwrap();
+        let long = Kernel::Partitioned { vl: 32, pl: 512 };
+        assert_eq!(auto.for_database(&database(1000)), long);
+        assert_eq!(
+            auto.for_database(&database(AUTO_MIN_SIMT_SEQUENCES - 1)),
+            long
+        );
+        assert_eq!(auto.for_database(&database(AUTO_MIN_SIMT_SEQUENCES)), auto);
+        assert_eq!(Kernel::Simt.for_database(&database(10)), Kernel::Simt);
     }
 }
