@@ -91,19 +91,22 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut results = Vec::with_capacity(queries.len());
     let mut cells = 0u128;
-    for q in &queries {
-        let sorted_scores = engine.score_all(&q.codes)?;
+    for batch in queries.chunks(engine.batch_len().max(1)) {
+        let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
+        let batch_scores = engine.score_batch(&codes)?;
         for warning in engine.take_warnings() {
             progress.suspend(|| eprintln!("warpsw: warning: {warning}"));
         }
-        let scores = db.to_input_order(&sorted_scores);
-        results.push(QueryHits {
-            query: q.id.clone(),
-            query_length: q.codes.len(),
-            hits: top_hits(&scores, args.top),
-        });
-        cells += q.codes.len() as u128 * db.total_residues() as u128;
-        progress.inc(1);
+        for (q, sorted_scores) in batch.iter().zip(batch_scores) {
+            let scores = db.to_input_order(&sorted_scores);
+            results.push(QueryHits {
+                query: q.id.clone(),
+                query_length: q.codes.len(),
+                hits: top_hits(&scores, args.top),
+            });
+            cells += q.codes.len() as u128 * db.total_residues() as u128;
+        }
+        progress.inc(batch.len() as u64);
     }
     let seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();

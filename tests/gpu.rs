@@ -172,17 +172,31 @@ fn gpu_parted_engine_matches_reference() {
         &mut rng, 20_000, 3000, true,
     )));
     let scoring = hay::blosum62(10, 1);
-    let query = hay::random_codes(&mut rng, 500, false);
+    let queries: Vec<Vec<u8>> = [500, 0, 1300]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for kernel in [host::engine::Kernel::Simt, "auto".parse().unwrap()] {
         let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), kernel, 16 << 20).unwrap();
-        let got = engine.score_all(&query).expect("the parts run");
-        let bad = (0..db.len())
-            .into_par_iter()
-            .filter(|&i| {
-                got[i] != local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps)
-            })
-            .count();
-        assert_eq!(bad, 0, "{kernel}: {}", engine.description());
+        // One query, then a batch sharing each part's upload.
+        let mut got = vec![engine.score_all(&queries[0]).expect("the parts run")];
+        got.extend(engine.score_batch(&batch).expect("the parts run"));
+        for (query, got) in batch[..1].iter().chain(&batch).zip(&got) {
+            let bad = (0..db.len())
+                .into_par_iter()
+                .filter(|&i| {
+                    got[i] != local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps)
+                })
+                .count();
+            assert_eq!(
+                bad,
+                0,
+                "{kernel}, query length {}: {}",
+                query.len(),
+                engine.description()
+            );
+        }
     }
 }
 

@@ -353,6 +353,19 @@ pub trait Engine: Send {
     /// database sequence, in the database's sorted order.
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>>;
 
+    /// How many queries a search should hand to [`Engine::score_batch`] at
+    /// once: 1, except for engines that gain from batches.
+    fn batch_len(&self) -> usize {
+        1
+    }
+
+    /// The scores of each of `queries`, as [`Engine::score_all`] gives them;
+    /// an engine that streams its database overrides it to upload each part
+    /// once per batch instead of once per query.
+    fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
+        queries.iter().map(|q| self.score_all(q)).collect()
+    }
+
     /// Registers and local memory per thread of the engine's kernel, as the
     /// GPU driver reports them (`None` on the CPU).
     fn kernel_resources(&self) -> Result<Option<gpu::KernelResources>> {

@@ -1,5 +1,6 @@
 //! A database larger than a GPU's memory: kept packed on the host and
-//! uploaded part by part for every query, each part scored on the GPU with
+//! uploaded part by part for every batch of queries (as many as 256 MiB of
+//! scores allow), each part scored for the whole batch on the GPU with
 //! the ordinary [`GpuEngine`] on a stream of its own, and dropped after its
 //! scores are read.
 //!
@@ -7,10 +8,10 @@
 //! is uploaded on its own stream, so every part but the first costs the GPU
 //! no upload time when the kernels take longer than the copy. Two parts are
 //! resident at a time, so a part gets a quarter of the free memory. Every
-//! query still pays the upload of the whole database (about 25 GB/s over
-//! PCIe 5). Checked against the reference on an H100 with a forced small
-//! budget (`tests/gpu.rs`, `gpu_parted_engine_matches_reference`) before the
-//! double buffering; the double-buffered version has not run on a GPU yet.
+//! batch pays the upload of the whole database (about 25 GB/s over PCIe 5).
+//! Checked against the reference on an H100 with a forced small budget
+//! (`tests/gpu.rs`, `gpu_parted_engine_matches_reference`) before the double
+//! buffering and the batches; those have not run on a GPU yet.
 
 use std::borrow::Cow;
 
@@ -21,6 +22,10 @@ use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
 use crate::error::Result;
 use crate::scoring::Scoring;
+
+/// Score vectors a search batch may hold on the host (256 MiB): the batch
+/// whose queries share each part's upload.
+const BATCH_SCORE_BYTES: usize = 1 << 28;
 
 /// GPU `ordinal` searching a database it cannot hold at once.
 pub struct PartedGpuEngine {
@@ -74,7 +79,7 @@ impl PartedGpuEngine {
 impl Engine for PartedGpuEngine {
     fn description(&self) -> String {
         format!(
-            "GPU {}, kernel {}; database streamed in {} parts per query (it does not fit in the GPU's memory)",
+            "GPU {}, kernel {}; database streamed in {} parts per batch of queries (it does not fit in the GPU's memory)",
             self.ordinal,
             self.kernel,
             self.parts.len()
@@ -82,6 +87,15 @@ impl Engine for PartedGpuEngine {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+        let mut scores = self.score_batch(&[query])?;
+        Ok(scores.pop().expect("one query, one score vector"))
+    }
+
+    fn batch_len(&self) -> usize {
+        (BATCH_SCORE_BYTES / (4 * self.sequences.max(1))).max(1)
+    }
+
+    fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
         let open = |part: &[PackedChunk]| {
             GpuEngine::with_chunks_on_own_stream(
                 self.ordinal,
@@ -91,7 +105,7 @@ impl Engine for PartedGpuEngine {
                 part.iter().map(Cow::Borrowed),
             )
         };
-        let mut scores = vec![0; self.sequences];
+        let mut scores = vec![vec![0; self.sequences]; queries.len()];
         let mut parts = self.parts.iter();
         let Some(first) = parts.next() else {
             return Ok(scores);
@@ -99,12 +113,20 @@ impl Engine for PartedGpuEngine {
         let mut current = (first, open(first)?);
         loop {
             let (part, engine) = &mut current;
-            engine.launch_all(query)?;
-            // The next part goes up while this one's kernels run.
-            let next = parts.next().map(|p| open(p).map(|e| (p, e))).transpose()?;
-            let part_scores = engine.read_scores()?;
-            for chunk in part.iter() {
-                scores[chunk.range.clone()].copy_from_slice(&part_scores[chunk.range.clone()]);
+            let mut next = None;
+            for (k, (query, out)) in queries.iter().zip(scores.iter_mut()).enumerate() {
+                engine.launch_all(query)?;
+                if k == 0 {
+                    // The next part goes up while this one's kernels run.
+                    next = parts.next().map(|p| open(p).map(|e| (p, e))).transpose()?;
+                }
+                let part_scores = engine.read_scores()?;
+                for chunk in part.iter() {
+                    out[chunk.range.clone()].copy_from_slice(&part_scores[chunk.range.clone()]);
+                }
+            }
+            if queries.is_empty() {
+                next = parts.next().map(|p| open(p).map(|e| (p, e))).transpose()?;
             }
             match next {
                 Some(next) => current = next,
