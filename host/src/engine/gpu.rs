@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
-    LaunchConfig, PushKernelArg,
+    LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::layout::{NUM_CODES, PartitionedParams, StripedParams};
@@ -584,6 +584,26 @@ impl GpuEngine {
             .map_err(self.error("reading the scores back"))
     }
 
+    /// The device addresses every launch on `chunk` passes, with `buffer`
+    /// (the row buffer or the striped scratch).
+    fn chunk_pointers<'a, T>(
+        &'a self,
+        chunk: &'a DeviceChunk,
+        buffer: &'a CudaSlice<T>,
+    ) -> ChunkPointers<'a> {
+        let (residues, r) = chunk.residues.device_ptr(&self.stream);
+        let (lengths, l) = chunk.lengths.device_ptr(&self.stream);
+        let (buffer, b) = buffer.device_ptr(&self.stream);
+        let (scores, s) = self.scores.device_ptr(&self.stream);
+        ChunkPointers {
+            residues,
+            lengths,
+            buffer,
+            scores: scores + 4 * chunk.range.start as u64,
+            _guards: [r, l, b, s],
+        }
+    }
+
     /// An error unless the chunk's buffers have the sizes a kernel's
     /// `# Safety` section requires (`sizes_ok` says whether they do).
     fn check_sizes(&self, sizes_ok: bool, chunk: &DeviceChunk) -> Result<()> {
@@ -617,42 +637,35 @@ impl GpuEngine {
             chunk,
         )?;
         let (profile_ptr, _p) = profile.device_ptr(&self.stream);
-        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
-        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
-        let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
-        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
-        let scores_ptr: u64 = scores_ptr + 4 * chunk.range.start as u64;
-        let (query_words, threads) = (query_words as u32, threads as u32);
-        let gaps = self.scoring.gaps.kernel_gaps();
+        let ptrs = self.chunk_pointers(chunk, &self.row_buffer);
         let cfg = match kernel {
             // One thread per sequence.
             Kernel::Simt => LaunchConfig {
-                grid_dim: (threads.div_ceil(SIMT_BLOCK), 1, 1),
+                grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
                 block_dim: (SIMT_BLOCK, 1, 1),
                 shared_mem_bytes: 0,
             },
             // One warp per sequence; the shared-memory hand-off needs its
             // slots for every warp of the block.
-            _ => LaunchConfig {
-                grid_dim: (threads.div_ceil(VECTOR_BLOCK / 32), 1, 1),
-                block_dim: (VECTOR_BLOCK, 1, 1),
-                shared_mem_bytes: match kernel {
-                    Kernel::Parallelogram {
-                        shared_memory: true,
-                    } => (VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP) as u32,
-                    _ => 0,
-                },
-            },
+            Kernel::Parallelogram {
+                shared_memory: true,
+            } => vector_grid(
+                threads * 32,
+                (VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP) as u32,
+            ),
+            _ => vector_grid(threads * 32, 0),
         };
+        let (query_words, threads) = (query_words as u32, threads as u32);
+        let gaps = self.scoring.gaps.kernel_gaps();
         let mut launch = self.stream.launch_builder(self.function(kernel));
         // The fields of `SimtParams`, in its order (see `sw_simt_i32` and
         // `sw_parallelogram_shfl`).
         launch
             .arg(&profile_ptr)
-            .arg(&residues_ptr)
-            .arg(&lengths_ptr)
-            .arg(&row_ptr)
-            .arg(&scores_ptr)
+            .arg(&ptrs.residues)
+            .arg(&ptrs.lengths)
+            .arg(&ptrs.buffer)
+            .arg(&ptrs.scores)
             .arg(&query_words)
             .arg(&threads)
             .arg(&gaps.first)
@@ -710,26 +723,19 @@ impl GpuEngine {
         )?;
         let scratch = scratch.expect("checked above");
         let (profile_ptr, _p) = profile.device_ptr(&self.stream);
-        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
-        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
-        let (scratch_ptr, _b) = scratch.device_ptr(&self.stream);
-        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+        let ptrs = self.chunk_pointers(chunk, scratch);
         let params = StripedParams {
             profile: profile_ptr as *const i8,
-            residues: residues_ptr as *const u32,
-            lengths: lengths_ptr as *const u32,
-            scratch: scratch_ptr as *mut [i32; 2],
-            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+            residues: ptrs.residues as *const u32,
+            lengths: ptrs.lengths as *const u32,
+            scratch: ptrs.buffer as *mut [i32; 2],
+            scores: ptrs.scores as *mut i32,
             segments: segments as u32,
             threads: threads as u32,
             vectors: vectors as u32,
             gaps: self.scoring.gaps.kernel_gaps(),
         };
-        let cfg = LaunchConfig {
-            grid_dim: (((vectors * vl) as u32).div_ceil(VECTOR_BLOCK), 1, 1),
-            block_dim: (VECTOR_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = vector_grid(vectors * vl, 0);
         let mut launch = self
             .stream
             .launch_builder(self.function(Kernel::Striped { vl: vl as u32 }));
@@ -762,25 +768,18 @@ impl GpuEngine {
             chunk,
         )?;
         let (profile_ptr, _p) = profile.device_ptr(&self.stream);
-        let (residues_ptr, _r) = chunk.residues.device_ptr(&self.stream);
-        let (lengths_ptr, _l) = chunk.lengths.device_ptr(&self.stream);
-        let (row_ptr, _b) = self.row_buffer.device_ptr(&self.stream);
-        let (scores_ptr, _s) = self.scores.device_ptr(&self.stream);
+        let ptrs = self.chunk_pointers(chunk, &self.row_buffer);
         let params = PartitionedParams {
             profile: profile_ptr as *const u32,
-            residues: residues_ptr as *const u32,
-            lengths: lengths_ptr as *const u32,
-            row_buffer: row_ptr as *mut [i32; 2],
-            scores: (scores_ptr + 4 * chunk.range.start as u64) as *mut i32,
+            residues: ptrs.residues as *const u32,
+            lengths: ptrs.lengths as *const u32,
+            row_buffer: ptrs.buffer as *mut [i32; 2],
+            scores: ptrs.scores as *mut i32,
             partitions: partitions as u32,
             threads: threads as u32,
             gaps: self.scoring.gaps.kernel_gaps(),
         };
-        let cfg = LaunchConfig {
-            grid_dim: (((threads * vl) as u32).div_ceil(VECTOR_BLOCK), 1, 1),
-            block_dim: (VECTOR_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = vector_grid(threads * vl, 0);
         let kernel = Kernel::Partitioned {
             vl: vl as u32,
             pl: pl as u32,
@@ -793,6 +792,26 @@ impl GpuEngine {
         // sequence; launches run in stream order (row buffer not shared).
         unsafe { launch.launch(cfg) }.map_err(self.error("running the partitioned kernel"))?;
         Ok(())
+    }
+}
+
+/// Device addresses of a launch on one chunk: its residues and lengths, the
+/// row buffer or scratch, and the scores from the chunk's first sequence.
+/// The guards record the buffers' use on the stream when the launch is queued.
+struct ChunkPointers<'a> {
+    residues: u64,
+    lengths: u64,
+    buffer: u64,
+    scores: u64,
+    _guards: [SyncOnDrop<'a>; 4],
+}
+
+/// Blocks of `VECTOR_BLOCK` threads (whole warps) covering `lanes` threads.
+fn vector_grid(lanes: usize, shared_mem_bytes: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((lanes as u32).div_ceil(VECTOR_BLOCK), 1, 1),
+        block_dim: (VECTOR_BLOCK, 1, 1),
+        shared_mem_bytes,
     }
 }
 
