@@ -10,8 +10,8 @@
 //! resident at a time, so a part gets a quarter of the free memory. Every
 //! batch pays the upload of the whole database (about 25 GB/s over PCIe 5).
 //! Checked against the reference on an H100 with a forced small budget
-//! (`tests/gpu.rs`, `gpu_parted_engine_matches_reference`) before the double
-//! buffering and the batches; those have not run on a GPU yet.
+//! (`tests/gpu.rs`, `gpu_parted_engine_matches_reference`, double buffering
+//! and batches included; benches/RESULTS.md run 11).
 
 use std::borrow::Cow;
 
