@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -21,6 +21,9 @@ repeat=${REPEAT:-3}
 # Records one step's outcome: ok LABEL LINE, or fail LABEL.
 ok() { summary+=("$1: $2"); }
 fail() { summary+=("$1: FAILED"); status=1; }
+
+# A / B / K to two decimals (speedup with K = 1, efficiency with K = GPUs).
+ratio() { awk -v a="$1" -v b="$2" -v k="$3" 'BEGIN { printf "%.2f", a / b / k }'; }
 
 # The last "overall" line of a bench log.
 overall() { grep -E '^overall' "$1" | tail -1; }
@@ -172,6 +175,52 @@ $(grep -oE '[0-9.]+ GCUPS' "so_$name.log" | tail -1) score only"
     done
 }
 
+step_scaling() {
+    # Issue 5's and 6's tables on a machine with several GPUs: every policy
+    # on 1, 2, 4 … GPUs (as many as there are), speedup and efficiency over
+    # one GPU, upload time apart, hits compared with the one-GPU run.
+    synth_db
+    local gpus table="$out/scaling.md"
+    gpus=$(nvidia-smi -L | wc -l)
+    echo "== scaling: 20 queries vs the 570k DB (10-1k), 1..$gpus GPUs, every --balance policy; allpairs on 4,000 sequences"
+    echo "| policy | GPUs | GCUPS | speedup | efficiency | upload s | hits == 1 GPU |" > "$table"
+    echo "|---|---:|---:|---:|---:|---:|---|" >> "$table"
+    for policy in weighted greedy dynamic; do
+        local base=""
+        for k in 1 2 4 8; do
+            [ "$k" -le "$gpus" ] || break
+            local devices log="multi_${policy}_$k.log"
+            devices=$(seq -s, 0 $((k - 1)))
+            ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
+                --devices "$devices" --balance "$policy" -o "hits_${policy}_$k.tsv" 2>&1 | tee "$log"
+            local gcups upload same
+            gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
+            upload=$(grep -oE 'prepared/uploaded [0-9.]+' "$log" | tail -1 | cut -d' ' -f2)
+            [ -n "$base" ] || base=$gcups
+            if cmp -s "hits_${policy}_$k.tsv" "hits_${policy}_1.tsv" && cmp -s "hits_${policy}_1.tsv" hits_weighted_1.tsv; then
+                same=yes
+            else
+                same=NO; status=1
+            fi
+            echo "| $policy | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | $upload | $same |" >> "$table"
+        done
+    done
+    echo "| allpairs | GPUs | GCUPS with traceback | speedup | efficiency | | GPU == 1 GPU |" >> "$table"
+    local base=""
+    for k in 1 2 4 8; do
+        [ "$k" -le "$gpus" ] || break
+        local log="tb_scaling_$k.log" gcups same
+        ./warpsw allpairs --input allvsall_sprot_4000_len100-500.fasta --mode local --matrix blosum50 \
+            --gap-open 8 --gap-extend 2 --device gpu --devices "$(seq -s, 0 $((k - 1)))" -o "tb_scaling_$k.tsv" 2>&1 | tee "$log"
+        gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
+        [ -n "$base" ] || base=$gcups
+        if cmp -s "tb_scaling_$k.tsv" tb_scaling_1.tsv; then same=yes; else same=NO; status=1; fi
+        echo "| allpairs | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | | $same |" >> "$table"
+    done
+    cat "$table"
+    ok scaling "table in scaling.md ($gpus GPUs)"
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -186,8 +235,9 @@ for step in "${@:-all}"; do
         traceback) step_traceback ;;
         ecoli) step_ecoli ;;
         lengths) step_lengths ;;
+        scaling) step_scaling ;;
         all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, all)"; exit 2 ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, all)"; exit 2 ;;
     esac
 done
 echo
