@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -175,6 +175,18 @@ $(grep -oE '[0-9.]+ GCUPS' "so_$name.log" | tail -1) score only"
     done
 }
 
+step_dbsize() {
+    # Where `auto`'s simt stage starts to pay (AUTO_MIN_SIMT_SEQUENCES, now
+    # 100,000): simt vs partitioned-vl32-pl512 vs auto on synthetic DBs of
+    # 25,000-400,000 sequences, 20 queries, 10-1k.
+    echo "== database size: simt vs partitioned-vl32-pl512 on 25k-400k synthetic sequences"
+    for n in 25000 50000 100000 200000 400000; do
+        [ -f "synth$n.wsw" ] || { python3 synthdb.py --sequences "$n" --seed 3 > "synth$n.fa" && ./warpsw makedb "synth$n.fa" -o "synth$n.wsw"; }
+        bench "synth $n 10-1k" "dbsize_$n.log" --query queries.fasta --db "synth$n.wsw" \
+            --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels simt,partitioned-vl32-pl512,auto
+    done
+}
+
 step_scaling() {
     # Issue 5's and 6's tables on a machine with several GPUs: every policy
     # on 1, 2, 4 … GPUs (as many as there are), speedup and efficiency over
@@ -236,8 +248,9 @@ for step in "${@:-all}"; do
         ecoli) step_ecoli ;;
         lengths) step_lengths ;;
         scaling) step_scaling ;;
+        dbsize) step_dbsize ;;
         all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, all)"; exit 2 ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, all)"; exit 2 ;;
     esac
 done
 echo
