@@ -5,7 +5,7 @@
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
-# TEST_ARGS (tests).
+# TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -97,17 +97,21 @@ step_gaps() {
 
 step_parted() {
     synth_db
-    echo "== the 570k DB streamed part by part (--gpu-memory 256MiB) vs resident: hits and speed"
-    ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu -o hits_resident.tsv
-    ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
-        --gpu-memory 256MiB -o hits_parted.tsv
-    if cmp -s hits_resident.tsv hits_parted.tsv && [ -s hits_parted.tsv ]; then
-        ok parted "streamed == resident ($(($(wc -l < hits_parted.tsv) - 1)) rows)"
+    echo "== the 570k DB streamed part by part (--gpu-memory 256MiB), on GPU 0 and by two workers on GPU 0, vs resident: hits and speed"
+    local common=(-q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu)
+    ./warpsw search "${common[@]}" -o hits_resident.tsv 2>&1 | tee parted.log
+    ./warpsw search "${common[@]}" --gpu-memory 256MiB -o hits_parted.tsv 2>&1 | tee -a parted.log
+    ./warpsw search "${common[@]}" --gpu-memory 256MiB --devices 0,0 -o hits_parted2.tsv 2>&1 | tee -a parted.log
+    if [ -s hits_parted.tsv ] && cmp -s hits_resident.tsv hits_parted.tsv && cmp -s hits_resident.tsv hits_parted2.tsv; then
+        ok parted "streamed (one engine, two workers) == resident ($(($(wc -l < hits_parted.tsv) - 1)) rows)"
     else
         fail parted
     fi
-    bench "570k streamed, 256MiB" parted.log --query queries.fasta --db synth570k.wsw \
-        --gap-open 10 --gap-extend 1 --warmup 0 --repeat 1 --kernels simt,auto --gpu-memory 256MiB
+    summary+=("$(grep -oE '[0-9.]+ GCUPS' parted.log | tr '\n' ' ')(resident, streamed, two workers streamed)")
+    if [ -n "${PARTED_BENCH:-}" ]; then
+        bench "570k streamed, 256MiB" parted_bench.log --query queries.fasta --db synth570k.wsw \
+            --gap-open 10 --gap-extend 1 --warmup 0 --repeat 1 --kernels simt,auto --gpu-memory 256MiB
+    fi
 }
 
 step_long() {

@@ -235,6 +235,48 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
     }
 }
 
+/// Several GPUs sharing a database none of them holds (forced with a small
+/// memory figure): two part workers on GPU 0, every policy, a batch of
+/// queries, against one resident engine.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
+    use host::dispatch::Policy;
+    use host::engine::parted::open_streamed_gpus;
+    let mut rng = hay::rng(106);
+    let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
+    let scoring = hay::blosum62(10, 1);
+    let queries: Vec<Vec<u8>> = [150, 0, 1200]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let kernel: host::engine::Kernel = "auto".parse().unwrap();
+    let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
+    let want: Vec<Vec<i32>> = queries
+        .iter()
+        .map(|q| single.score_all(q).unwrap())
+        .collect();
+    for policy in Policy::ALL {
+        let (mut two, _) = open_streamed_gpus(&[0, 0], &db, &scoring, kernel, policy, 16 << 20)
+            .expect("two part workers open");
+        assert!(
+            two.description().contains("streamed"),
+            "{}",
+            two.description()
+        );
+        // Twice: the second batch finds parts resident.
+        for _ in 0..2 {
+            assert_eq!(
+                two.score_batch(&batch).expect("the workers run"),
+                want,
+                "{policy}"
+            );
+        }
+        assert!(two.take_warnings().is_empty(), "{policy}");
+    }
+}
+
 /// The traceback's longest-first schedule over two device slots (both GPU 0)
 /// gives the alignments of one.
 #[test]

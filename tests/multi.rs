@@ -6,7 +6,7 @@ use std::sync::Arc;
 use host::db::{ChunkLimits, Database};
 use host::dispatch::{Policy, Unit, Worker, units_from_chunks};
 use host::engine::cpu::CpuEngine;
-use host::engine::multi::{CpuWorker, MultiEngine, SharedQuery, multi_device_plan};
+use host::engine::multi::{CpuWorker, MultiEngine, SharedBatch, multi_device_plan};
 use host::engine::{Engine, Kernel};
 use host::error::{Error, Result};
 use host::fasta::Record;
@@ -66,7 +66,7 @@ fn multi(
     };
     let plan = Arc::new(multi_device_plan(db, devices, limits, Kernel::Simt));
     let units: Vec<Unit> = units_from_chunks(db, &plan);
-    let query = SharedQuery::default();
+    let batch = SharedBatch::default();
     let workers = (0..devices)
         .map(|k| FlakyWorker {
             inner: CpuWorker::new(
@@ -74,13 +74,13 @@ fn multi(
                 db.clone(),
                 plan.clone(),
                 scoring.clone(),
-                query.clone(),
+                batch.clone(),
             ),
             fail_after: fail.get(k).copied().flatten(),
             done: 0,
         })
         .collect();
-    MultiEngine::new(workers, policy, units, query, db.len()).unwrap()
+    MultiEngine::new(workers, policy, units, batch, db.len()).unwrap()
 }
 
 #[test]
@@ -122,6 +122,35 @@ fn a_failing_device_loses_nothing_and_is_named() {
         let warnings = engine.take_warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("fake GPU 1"), "{}", warnings[0]);
+    }
+}
+
+/// A streamed database hands the workers batches of queries: each unit's
+/// result holds the batch's queries one after another; with a device failing
+/// mid-batch, every policy still equals one device query by query.
+#[test]
+fn batches_of_queries_equal_one_query_at_a_time() {
+    let (db, queries) = setup();
+    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    let expected: Vec<Vec<i32>> = queries
+        .iter()
+        .map(|q| single.score_all(q).unwrap())
+        .collect();
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    for policy in Policy::ALL {
+        for fail in [&[][..], &[None, Some(2), None]] {
+            let mut engine = multi(&db, 3, policy, fail).streamed(3, "in batches".into());
+            assert_eq!(engine.batch_len(), 3);
+            assert!(engine.description().ends_with("; in batches"));
+            assert_eq!(engine.score_batch(&batch).unwrap(), expected, "{policy}");
+            assert_eq!(
+                engine.score_batch(&batch[1..]).unwrap(),
+                expected[1..],
+                "{policy}"
+            );
+            assert!(engine.score_batch(&[]).unwrap().is_empty());
+            assert_eq!(engine.take_warnings().len(), fail.len().min(1), "{policy}");
+        }
     }
 }
 

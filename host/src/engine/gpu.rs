@@ -276,8 +276,10 @@ pub struct GpuEngine {
     row_buffer: CudaSlice<i32>,
     /// The striped kernels' column scratch, grown on demand.
     scratch: Option<CudaSlice<i32>>,
+    /// The sorted positions the chunks cover; `scores[k]` is position
+    /// `positions.start + k`.
+    positions: Range<usize>,
     scores: CudaSlice<i32>,
-    sequences: usize,
     scoring: Scoring,
     kernel: Kernel,
     /// The loaded query's profile for each stage of `kernel`; empty when no
@@ -316,19 +318,19 @@ impl GpuEngine {
         let chunks = plan
             .iter()
             .map(|range| Cow::Owned(PackedChunk::pack(db, range.clone())));
-        GpuEngine::with_chunks(ordinal, db.len(), scoring, kernel, chunks)
+        GpuEngine::with_chunks(ordinal, scoring, kernel, chunks)
     }
 
-    /// Opens GPU `ordinal` and uploads `chunks`: packed chunks of a sorted
-    /// database of `sequences` sequences. Sequences in no chunk score 0.
+    /// Opens GPU `ordinal` and uploads `chunks`: consecutive packed chunks of
+    /// a sorted database, which the engine's scores then cover
+    /// ([`GpuEngine::positions`]).
     pub fn with_chunks<'a>(
         ordinal: usize,
-        sequences: usize,
         scoring: Scoring,
         kernel: Kernel,
         chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
     ) -> Result<GpuEngine> {
-        GpuEngine::build(ordinal, sequences, scoring, kernel, chunks, false)
+        GpuEngine::build(ordinal, scoring, kernel, chunks, false)
     }
 
     /// As [`GpuEngine::with_chunks`], on a stream of its own (non-blocking),
@@ -336,17 +338,15 @@ impl GpuEngine {
     /// GPU can overlap.
     pub fn with_chunks_on_own_stream<'a>(
         ordinal: usize,
-        sequences: usize,
         scoring: Scoring,
         kernel: Kernel,
         chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
     ) -> Result<GpuEngine> {
-        GpuEngine::build(ordinal, sequences, scoring, kernel, chunks, true)
+        GpuEngine::build(ordinal, scoring, kernel, chunks, true)
     }
 
     fn build<'a>(
         ordinal: usize,
-        sequences: usize,
         scoring: Scoring,
         kernel: Kernel,
         chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
@@ -386,7 +386,18 @@ impl GpuEngine {
         // A chunk of empty sequences has no words, and the driver refuses
         // empty allocations: such a chunk keeps one pad word.
         let pad_word = [u32::from_le_bytes([gpu_kernels::layout::PAD_CODE; 4])];
+        let mut positions: Option<Range<usize>> = None;
         for packed in packed_chunks {
+            positions = match positions {
+                None => Some(packed.range.clone()),
+                Some(p) if p.end == packed.range.start => Some(p.start..packed.range.end),
+                Some(p) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "internal error: chunk {:?} does not follow {p:?}",
+                        packed.range
+                    )));
+                }
+            };
             row_buffer_pairs =
                 row_buffer_pairs.max(packed.words_per_sequence * 4 * packed.sequences());
             chunks.push(DeviceChunk {
@@ -407,8 +418,9 @@ impl GpuEngine {
         let row_buffer = stream
             .alloc_zeros::<i32>(2 * row_buffer_pairs)
             .map_err(stage("allocating the row buffer"))?;
+        let positions = positions.unwrap_or(0..0);
         let scores = stream
-            .alloc_zeros::<i32>(sequences.max(1))
+            .alloc_zeros::<i32>(positions.len().max(1))
             .map_err(stage("allocating the scores"))?;
         stream
             .synchronize()
@@ -424,8 +436,8 @@ impl GpuEngine {
             chunks,
             row_buffer,
             scratch: None,
+            positions,
             scores,
-            sequences,
             scoring,
             kernel,
             query: Vec::new(),
@@ -442,6 +454,12 @@ impl GpuEngine {
     /// Seconds spent packing and uploading the database.
     pub fn upload_seconds(&self) -> f64 {
         self.upload_seconds
+    }
+
+    /// The sorted positions this engine scores (those of its chunks, in
+    /// order): [`GpuEngine::read_scores`] gives one score per position.
+    pub fn positions(&self) -> Range<usize> {
+        self.positions.clone()
     }
 
     /// Number of chunks (launches per query).
@@ -525,19 +543,24 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Every sequence's score for the query of the last
-    /// [`GpuEngine::launch_all`], once its kernels are done (0 for sequences
-    /// in no chunk, and for all when the query is empty).
+    /// The scores of [`GpuEngine::positions`] for the query of the last
+    /// [`GpuEngine::launch_all`], once its kernels are done (all 0 when the
+    /// query is empty).
     pub fn read_scores(&self) -> Result<Vec<i32>> {
         if self.query.is_empty() {
-            return Ok(vec![0; self.sequences]);
+            return Ok(vec![0; self.positions.len()]);
         }
         let mut scores = self
             .stream
             .clone_dtoh(&self.scores)
             .map_err(self.error("reading the scores back"))?;
-        scores.truncate(self.sequences);
+        scores.truncate(self.positions.len());
         Ok(scores)
+    }
+
+    /// Where chunk `chunk`'s scores lie in `scores`.
+    fn local(&self, chunk: &DeviceChunk) -> Range<usize> {
+        chunk.range.start - self.positions.start..chunk.range.end - self.positions.start
     }
 
     /// Launches the kernel on chunk `k` for the loaded query (asynchronous).
@@ -575,7 +598,7 @@ impl GpuEngine {
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
     pub fn chunk_scores(&self, k: usize) -> Result<Vec<i32>> {
-        let range = self.chunks[k].range.clone();
+        let range = self.local(&self.chunks[k]);
         if self.query.is_empty() {
             return Ok(vec![0; range.len()]);
         }
@@ -599,7 +622,7 @@ impl GpuEngine {
             residues,
             lengths,
             buffer,
-            scores: scores + 4 * chunk.range.start as u64,
+            scores: scores + 4 * self.local(chunk).start as u64,
             _guards: [r, l, b, s],
         }
     }
@@ -609,7 +632,7 @@ impl GpuEngine {
     fn check_sizes(&self, sizes_ok: bool, chunk: &DeviceChunk) -> Result<()> {
         let common = chunk.residues.len() >= chunk.words_per_sequence * chunk.range.len()
             && chunk.lengths.len() == chunk.range.len()
-            && chunk.range.end <= self.scores.len();
+            && self.local(chunk).end <= self.scores.len();
         if sizes_ok && common {
             Ok(())
         } else {

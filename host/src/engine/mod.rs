@@ -431,27 +431,38 @@ pub fn open(
                  stage, so {kernel} aligns them all"
             )
         });
-        if let [ordinal] = ordinals[..] {
-            let free = gpu::free_memory(ordinal)?;
-            if !gpu::database_fits(&db, free) {
-                let engine =
-                    parted::PartedGpuEngine::new(ordinal, &db, scoring.clone(), kernel, free)?;
-                return Ok(Opened {
-                    upload_seconds: started.elapsed().as_secs_f64(),
-                    engine: Box::new(engine),
-                    notice,
-                });
+        // The smallest GPU decides whether the database stays resident.
+        let free = ordinals
+            .iter()
+            .map(|&o| gpu::free_memory(o))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .min()
+            .unwrap_or(0);
+        let fits = gpu::database_fits(&db, free);
+        let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], fits) {
+            ([ordinal], true) => {
+                let engine = gpu::GpuEngine::new(*ordinal, &db, scoring.clone(), kernel)?;
+                let seconds = engine.upload_seconds();
+                (Box::new(engine), seconds)
             }
-            let engine = gpu::GpuEngine::new(ordinal, &db, scoring.clone(), kernel)?;
-            return Ok(Opened {
-                upload_seconds: engine.upload_seconds(),
-                engine: Box::new(engine),
-                notice,
-            });
-        }
-        let (engine, upload_seconds) = multi::open_gpus(&ordinals, &db, &scoring, kernel, policy)?;
+            ([ordinal], false) => {
+                let engine =
+                    parted::PartedGpuEngine::new(*ordinal, &db, scoring.clone(), kernel, free)?;
+                (Box::new(engine), started.elapsed().as_secs_f64())
+            }
+            (_, true) => {
+                let (engine, seconds) = multi::open_gpus(&ordinals, &db, &scoring, kernel, policy)?;
+                (Box::new(engine), seconds)
+            }
+            (_, false) => {
+                let (engine, seconds) =
+                    parted::open_streamed_gpus(&ordinals, &db, &scoring, kernel, policy, free)?;
+                (Box::new(engine), seconds)
+            }
+        };
         Ok(Opened {
-            engine: Box::new(engine),
+            engine,
             notice,
             upload_seconds,
         })

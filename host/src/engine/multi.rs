@@ -25,27 +25,30 @@ use crate::scoring::Scoring;
 /// balance, few enough that each launch still fills a GPU.
 pub const CHUNKS_PER_DEVICE: usize = 4;
 
-/// The query that the workers of a [`MultiEngine`] are asked about; each
-/// worker loads it when it first sees a new query number.
+/// The batch of queries that the workers of a [`MultiEngine`] are asked
+/// about (one query unless the engine streams its database); a unit's
+/// result is its scores for each query of the batch in turn.
 #[derive(Clone, Debug, Default)]
-pub struct SharedQuery(Arc<RwLock<Vec<u8>>>);
+pub struct SharedBatch(Arc<RwLock<Vec<Vec<u8>>>>);
 
-impl SharedQuery {
-    /// The current query's residue codes.
-    pub fn get(&self) -> Vec<u8> {
+impl SharedBatch {
+    /// The current batch's queries (residue codes).
+    pub fn get(&self) -> Vec<Vec<u8>> {
         self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    fn set(&self, query: &[u8]) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = query.to_vec();
+    fn set(&self, queries: &[&[u8]]) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) =
+            queries.iter().map(|q| q.to_vec()).collect();
     }
 }
 
 /// A GPU as a dispatch worker: runs one resident chunk per unit.
 pub struct GpuWorker {
     engine: GpuEngine,
-    query: SharedQuery,
-    loaded: Option<usize>,
+    batch: SharedBatch,
+    /// The (batch, query) whose profile is on the GPU.
+    loaded: Option<(usize, usize)>,
 }
 
 impl Worker for GpuWorker {
@@ -57,13 +60,17 @@ impl Worker for GpuWorker {
         )
     }
 
-    fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>> {
-        if self.loaded != Some(query) {
-            self.engine.load_query(&self.query.get())?;
-            self.loaded = Some(query);
+    fn run_unit(&mut self, batch: usize, unit: &Unit) -> Result<Vec<i32>> {
+        let mut scores = Vec::new();
+        for (k, query) in self.batch.get().iter().enumerate() {
+            if self.loaded != Some((batch, k)) {
+                self.engine.load_query(query)?;
+                self.loaded = Some((batch, k));
+            }
+            self.engine.launch_chunk(unit.index)?;
+            scores.extend(self.engine.chunk_scores(unit.index)?);
         }
-        self.engine.launch_chunk(unit.index)?;
-        self.engine.chunk_scores(unit.index)
+        Ok(scores)
     }
 }
 
@@ -74,8 +81,7 @@ pub struct CpuWorker {
     db: Arc<Database>,
     plan: Arc<Vec<Range<usize>>>,
     scoring: Scoring,
-    query: SharedQuery,
-    profile: Option<(usize, Vec<u32>)>,
+    batch: SharedBatch,
 }
 
 impl CpuWorker {
@@ -85,15 +91,14 @@ impl CpuWorker {
         db: Arc<Database>,
         plan: Arc<Vec<Range<usize>>>,
         scoring: Scoring,
-        query: SharedQuery,
+        batch: SharedBatch,
     ) -> CpuWorker {
         CpuWorker {
             name: name.into(),
             db,
             plan,
             scoring,
-            query,
-            profile: None,
+            batch,
         }
     }
 }
@@ -103,21 +108,18 @@ impl Worker for CpuWorker {
         self.name.clone()
     }
 
-    fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>> {
-        if self.profile.as_ref().map(|(q, _)| *q) != Some(query) {
-            let profile = sequential_profile(&self.query.get(), &self.scoring.matrix);
-            self.profile = Some((query, profile));
-        }
-        let (_, profile) = self.profile.as_ref().expect("loaded above");
+    fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
         let range = self.plan.get(unit.index).cloned().ok_or_else(|| {
             Error::InvalidArgument(format!("chunk {} is not in the plan", unit.index))
         })?;
+        let chunk = PackedChunk::pack(&self.db, range);
         let gaps: Gaps = self.scoring.gaps.kernel_gaps();
-        Ok(inter_sequence::score_chunk(
-            &PackedChunk::pack(&self.db, range),
-            profile,
-            gaps,
-        ))
+        let mut scores = Vec::new();
+        for query in self.batch.get() {
+            let profile = sequential_profile(&query, &self.scoring.matrix);
+            scores.extend(inter_sequence::score_chunk(&chunk, &profile, gaps));
+        }
+        Ok(scores)
     }
 }
 
@@ -125,21 +127,22 @@ impl Worker for CpuWorker {
 pub struct MultiEngine<W: Worker> {
     dispatcher: Dispatcher<W>,
     units: Vec<Unit>,
-    query: SharedQuery,
-    queries_run: usize,
+    batch: SharedBatch,
+    batch_len: usize,
+    batches_run: usize,
     sequences: usize,
     warnings: Vec<String>,
     label: String,
 }
 
 impl<W: Worker> MultiEngine<W> {
-    /// An engine over `workers`, which must share `query` and the chunk plan
-    /// that `units` were made from.
+    /// An engine over `workers`, which must share `batch` and the chunk
+    /// plan that `units` were made from; it asks them one query at a time.
     pub fn new(
         workers: Vec<W>,
         policy: Policy,
         units: Vec<Unit>,
-        query: SharedQuery,
+        batch: SharedBatch,
         sequences: usize,
     ) -> Result<MultiEngine<W>> {
         let names: Vec<String> = workers.iter().map(|w| w.name()).collect();
@@ -151,12 +154,21 @@ impl<W: Worker> MultiEngine<W> {
         Ok(MultiEngine {
             dispatcher: Dispatcher::new(workers, policy)?,
             units,
-            query,
-            queries_run: 0,
+            batch,
+            batch_len: 1,
+            batches_run: 0,
             sequences,
             warnings: Vec::new(),
             label,
         })
+    }
+
+    /// Asks the workers `batch_len` queries at a time (a streamed database:
+    /// each part uploaded once per batch); `note` says so in the description.
+    pub fn streamed(mut self, batch_len: usize, note: String) -> MultiEngine<W> {
+        self.batch_len = batch_len.max(1);
+        self.label = format!("{}; {note}", self.label);
+        self
     }
 
     /// The dispatcher (weights, failures).
@@ -171,15 +183,41 @@ impl<W: Worker> Engine for MultiEngine<W> {
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
-        self.query.set(query);
-        let outcome = self.dispatcher.run_query(self.queries_run, &self.units)?;
-        self.queries_run += 1;
+        let mut scores = self.score_batch(&[query])?;
+        Ok(scores.pop().expect("one query, one score vector"))
+    }
+
+    fn batch_len(&self) -> usize {
+        self.batch_len
+    }
+
+    fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
+        if queries.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.batch.set(queries);
+        let outcome = self.dispatcher.run_query(self.batches_run, &self.units)?;
+        self.batches_run += 1;
         self.warnings.extend(outcome.warnings.iter().cloned());
-        let scores = outcome.concatenated();
-        if scores.len() != self.sequences {
+        // Each unit's scores hold the batch's queries one after another.
+        let mut scores = vec![Vec::with_capacity(self.sequences); queries.len()];
+        for unit_scores in &outcome.scores {
+            if unit_scores.len() % queries.len() != 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "internal error: a unit returned {} scores for {} queries",
+                    unit_scores.len(),
+                    queries.len()
+                )));
+            }
+            let per_query = unit_scores.len() / queries.len();
+            for (k, out) in scores.iter_mut().enumerate() {
+                out.extend_from_slice(&unit_scores[k * per_query..(k + 1) * per_query]);
+            }
+        }
+        if let Some(bad) = scores.iter().find(|s| s.len() != self.sequences) {
             return Err(Error::InvalidArgument(format!(
                 "internal error: {} scores for {} sequences",
-                scores.len(),
+                bad.len(),
                 self.sequences
             )));
         }
@@ -245,20 +283,20 @@ pub fn open_gpus(
             .collect()
     });
     let upload_seconds = started.elapsed().as_secs_f64();
-    let query = SharedQuery::default();
+    let batch = SharedBatch::default();
     let workers = engines
         .into_iter()
         .map(|e| {
             e.map(|engine| GpuWorker {
                 engine,
-                query: query.clone(),
+                batch: batch.clone(),
                 loaded: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;
     let units = units_from_chunks(db, &plan);
     Ok((
-        MultiEngine::new(workers, policy, units, query, db.len())?,
+        MultiEngine::new(workers, policy, units, batch, db.len())?,
         upload_seconds,
     ))
 }
