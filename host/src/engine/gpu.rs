@@ -124,6 +124,8 @@ pub(crate) fn kernels_module(
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, ctx, module)) = loaded.iter().find(|(o, _, _)| *o == ordinal) {
+        ctx.bind_to_thread()
+            .map_err(gpu_error(ordinal, name, "binding the device"))?;
         return Ok((ctx.clone(), module.clone()));
     }
     let stage = |s| gpu_error(ordinal, name, s);
@@ -815,6 +817,16 @@ impl GpuEngine {
         // sequence; launches run in stream order (row buffer not shared).
         unsafe { launch.launch(cfg) }.map_err(self.error("running the partitioned kernel"))?;
         Ok(())
+    }
+}
+
+impl Drop for GpuEngine {
+    /// cudarc frees each buffer on its stream without making the context
+    /// current, which fails (and leaves a sticky error in the shared context)
+    /// on a thread that never used this GPU, such as a dispatcher thread
+    /// dropping a part it no longer keeps: make it current first.
+    fn drop(&mut self) {
+        self.ctx.record_err(self.ctx.bind_to_thread());
     }
 }
 
