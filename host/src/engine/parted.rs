@@ -219,32 +219,46 @@ pub struct PartWorker {
     scoring: Scoring,
     kernel: Kernel,
     batch: SharedBatch,
-    budget: usize,
-    /// Parts on the GPU (index, engine), oldest first.
-    resident: VecDeque<(usize, GpuEngine)>,
+    resident: Resident<GpuEngine>,
 }
 
-impl PartWorker {
-    /// The engine of part `index`, uploaded unless it is resident.
-    fn part_engine(&mut self, index: usize) -> Result<&mut GpuEngine> {
-        let found = self.resident.iter().position(|(k, _)| *k == index);
-        let slot = match found {
+/// Uploaded parts kept within a byte budget, the oldest dropped first.
+struct Resident<E> {
+    budget: usize,
+    /// (part index, device bytes, engine), oldest first.
+    parts: VecDeque<(usize, usize, E)>,
+}
+
+impl<E> Resident<E> {
+    fn new(budget: usize) -> Resident<E> {
+        Resident {
+            budget,
+            parts: VecDeque::new(),
+        }
+    }
+
+    /// Part `index`'s engine: the resident one, or else `upload()`'s, after
+    /// dropping the oldest parts until its `bytes` fit (all of them if need
+    /// be: one part always fits).
+    fn get_or_upload(
+        &mut self,
+        index: usize,
+        bytes: usize,
+        upload: impl FnOnce() -> Result<E>,
+    ) -> Result<&mut E> {
+        let slot = match self.parts.iter().position(|(k, _, _)| *k == index) {
             Some(slot) => slot,
             None => {
-                let need = self.parts[index].device_bytes();
-                let used = |r: &VecDeque<(usize, GpuEngine)>| -> usize {
-                    r.iter().map(|(k, _)| self.parts[*k].device_bytes()).sum()
-                };
-                while !self.resident.is_empty() && used(&self.resident) + need > self.budget {
-                    self.resident.pop_front();
+                while self.parts.iter().map(|(_, b, _)| b).sum::<usize>() + bytes > self.budget {
+                    if self.parts.pop_front().is_none() {
+                        break;
+                    }
                 }
-                let engine =
-                    self.parts[index].open(self.ordinal, &self.scoring, self.kernel, false)?;
-                self.resident.push_back((index, engine));
-                self.resident.len() - 1
+                self.parts.push_back((index, bytes, upload()?));
+                self.parts.len() - 1
             }
         };
-        Ok(&mut self.resident[slot].1)
+        Ok(&mut self.parts[slot].2)
     }
 }
 
@@ -256,7 +270,13 @@ impl Worker for PartWorker {
     fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
         let queries = self.batch.get();
         let queries: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
-        let engine = self.part_engine(unit.index)?;
+        let part = &self.parts[unit.index];
+        let (ordinal, scoring, kernel) = (self.ordinal, &self.scoring, self.kernel);
+        let engine = self
+            .resident
+            .get_or_upload(unit.index, part.device_bytes(), || {
+                part.open(ordinal, scoring, kernel, false)
+            })?;
         let mut flat = Vec::with_capacity(queries.len() * engine.positions().len());
         score_part(engine, &queries, |_, _, s| flat.extend(s), || Ok(()))?;
         Ok(flat)
@@ -295,8 +315,7 @@ pub fn open_streamed_gpus(
             scoring: scoring.clone(),
             kernel,
             batch: batch.clone(),
-            budget: free / 2,
-            resident: VecDeque::new(),
+            resident: Resident::new(free / 2),
         })
         .collect();
     let engine = MultiEngine::new(workers, policy, units, batch, db.len())?.streamed(
@@ -336,5 +355,41 @@ mod tests {
             }
         }
         assert_eq!(next, db.len());
+    }
+
+    #[test]
+    fn resident_parts_stay_within_the_budget_oldest_dropped_first() {
+        let mut resident: Resident<usize> = Resident::new(10);
+        let mut uploads = Vec::new();
+        let mut get = |resident: &mut Resident<usize>, index, bytes| {
+            *resident
+                .get_or_upload(index, bytes, || {
+                    uploads.push(index);
+                    Ok(index * 100)
+                })
+                .unwrap()
+        };
+        assert_eq!(get(&mut resident, 0, 4), 0);
+        assert_eq!(get(&mut resident, 1, 4), 100);
+        assert_eq!(get(&mut resident, 0, 4), 0); // resident: no upload
+        assert_eq!(get(&mut resident, 2, 4), 200); // 12 > 10: part 0 goes
+        assert_eq!(get(&mut resident, 1, 4), 100);
+        assert_eq!(get(&mut resident, 0, 4), 0); // uploaded again, part 1 goes
+        assert_eq!(get(&mut resident, 3, 25), 300); // larger than the budget: alone
+        let kept: Vec<usize> = resident.parts.iter().map(|(k, _, _)| *k).collect();
+        assert_eq!(kept, [3]);
+        assert_eq!(uploads, [0, 1, 2, 0, 3]);
+    }
+
+    #[test]
+    fn a_failed_upload_leaves_no_part_behind() {
+        let mut resident: Resident<usize> = Resident::new(10);
+        resident.get_or_upload(0, 4, || Ok(0)).unwrap();
+        let failed = resident.get_or_upload(1, 8, || {
+            Err(crate::error::Error::InvalidArgument("injected".into()))
+        });
+        assert!(failed.is_err());
+        assert!(resident.parts.is_empty()); // part 0 made room first
+        assert_eq!(*resident.get_or_upload(1, 8, || Ok(1)).unwrap(), 1);
     }
 }
