@@ -207,6 +207,7 @@ fn gpu_parted_engine_matches_reference() {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_two_workers_on_one_gpu_match_one_engine() {
     use host::dispatch::Policy;
+    use host::engine::gpu::smallest_free_memory;
     use host::engine::multi::open_gpus;
     let mut rng = hay::rng(104);
     let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
@@ -221,9 +222,10 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
         .iter()
         .map(|q| single.score_all(q).unwrap())
         .collect();
+    let free = smallest_free_memory(&[0, 0]).expect("GPU 0 answers");
     for policy in Policy::ALL {
         let (mut two, _) =
-            open_gpus(&[0, 0], &db, &scoring, kernel, policy).expect("two workers open");
+            open_gpus(&[0, 0], &db, &scoring, kernel, policy, free).expect("two workers open");
         for (q, want) in queries.iter().zip(&want) {
             assert_eq!(
                 &two.score_all(q).expect("the workers run"),

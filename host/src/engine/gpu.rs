@@ -146,6 +146,16 @@ pub struct KernelResources {
     pub local_bytes: i32,
 }
 
+/// The stream an engine uploads and launches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineStream {
+    /// The device's default stream (in order with every other engine on it).
+    Default,
+    /// A non-blocking stream of its own, so that this engine's upload and
+    /// another engine's kernels on the same GPU can overlap.
+    Own,
+}
+
 /// One chunk of the database, resident on the device.
 struct DeviceChunk {
     range: Range<usize>,
@@ -245,6 +255,16 @@ pub fn free_memory(ordinal: usize) -> Result<usize> {
     Ok(free.min(MEMORY_LIMIT.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
+/// The free memory of the smallest of GPUs `ordinals` ([`free_memory`]):
+/// what a plan shared by all of them may use.
+pub fn smallest_free_memory(ordinals: &[usize]) -> Result<usize> {
+    let mut smallest = usize::MAX;
+    for &ordinal in ordinals {
+        smallest = smallest.min(free_memory(ordinal)?);
+    }
+    Ok(if ordinals.is_empty() { 0 } else { smallest })
+}
+
 /// Chunks of the sorted database for `kernel` within `limits`: with `auto`,
 /// each stage gets chunks of its own sequences only.
 pub fn plan_for(
@@ -320,39 +340,18 @@ impl GpuEngine {
         let chunks = plan
             .iter()
             .map(|range| Cow::Owned(PackedChunk::pack(db, range.clone())));
-        GpuEngine::with_chunks(ordinal, scoring, kernel, chunks)
+        GpuEngine::with_chunks(ordinal, scoring, kernel, chunks, EngineStream::Default)
     }
 
     /// Opens GPU `ordinal` and uploads `chunks`: consecutive packed chunks of
     /// a sorted database, which the engine's scores then cover
-    /// ([`GpuEngine::positions`]).
+    /// ([`GpuEngine::positions`]), on `stream`.
     pub fn with_chunks<'a>(
         ordinal: usize,
         scoring: Scoring,
         kernel: Kernel,
         chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
-    ) -> Result<GpuEngine> {
-        GpuEngine::build(ordinal, scoring, kernel, chunks, false)
-    }
-
-    /// As [`GpuEngine::with_chunks`], on a stream of its own (non-blocking),
-    /// so that this engine's upload and another engine's kernels on the same
-    /// GPU can overlap.
-    pub fn with_chunks_on_own_stream<'a>(
-        ordinal: usize,
-        scoring: Scoring,
-        kernel: Kernel,
-        chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
-    ) -> Result<GpuEngine> {
-        GpuEngine::build(ordinal, scoring, kernel, chunks, true)
-    }
-
-    fn build<'a>(
-        ordinal: usize,
-        scoring: Scoring,
-        kernel: Kernel,
-        chunks: impl IntoIterator<Item = Cow<'a, PackedChunk>>,
-        own_stream: bool,
+        stream: EngineStream,
     ) -> Result<GpuEngine> {
         let info = devices()?
             .into_iter()
@@ -360,10 +359,9 @@ impl GpuEngine {
             .ok_or_else(|| Error::InvalidArgument(format!("there is no GPU {ordinal}")))?;
         let stage = |s| gpu_error(ordinal, &info.name, s);
         let (ctx, module) = kernels_module(ordinal, &info.name)?;
-        let stream = if own_stream {
-            ctx.new_stream().map_err(stage("creating a stream"))?
-        } else {
-            ctx.default_stream()
+        let stream = match stream {
+            EngineStream::Own => ctx.new_stream().map_err(stage("creating a stream"))?,
+            EngineStream::Default => ctx.default_stream(),
         };
         let functions = super::KERNELS
             .iter()

@@ -432,13 +432,7 @@ pub fn open(
             )
         });
         // The smallest GPU decides whether the database stays resident.
-        let free = ordinals
-            .iter()
-            .map(|&o| gpu::free_memory(o))
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .min()
-            .unwrap_or(0);
+        let free = gpu::smallest_free_memory(&ordinals)?;
         let fits = gpu::database_fits(&db, free);
         let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], fits) {
             ([ordinal], true) => {
@@ -452,7 +446,8 @@ pub fn open(
                 (Box::new(engine), started.elapsed().as_secs_f64())
             }
             (_, true) => {
-                let (engine, seconds) = multi::open_gpus(&ordinals, &db, &scoring, kernel, policy)?;
+                let (engine, seconds) =
+                    multi::open_gpus(&ordinals, &db, &scoring, kernel, policy, free)?;
                 (Box::new(engine), seconds)
             }
             (_, false) => {

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use gpu_kernels::recurrence::Gaps;
 
-use super::gpu::{GpuEngine, chunk_limits, free_memory, plan_for, sorted_lengths};
+use super::gpu::{GpuEngine, chunk_limits, plan_for, sorted_lengths};
 use super::inter_sequence;
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk};
@@ -246,21 +246,16 @@ pub fn multi_device_plan(
 }
 
 /// Opens every GPU of `ordinals` with the whole database resident (uploaded
-/// in parallel) and one shared chunk plan.
+/// in parallel) and one shared chunk plan sized for `free` bytes (the
+/// smallest GPU's, [`super::gpu::smallest_free_memory`]).
 pub fn open_gpus(
     ordinals: &[usize],
     db: &Database,
     scoring: &Scoring,
     kernel: Kernel,
     policy: Policy,
+    free: usize,
 ) -> Result<(MultiEngine<GpuWorker>, f64)> {
-    let free = ordinals
-        .iter()
-        .map(|&o| free_memory(o))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .min()
-        .unwrap_or(0);
     let plan = multi_device_plan(db, ordinals.len(), chunk_limits(db, free)?, kernel);
     let started = std::time::Instant::now();
     let engines: Vec<Result<GpuEngine>> = std::thread::scope(|scope| {

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::gpu::{GpuEngine, MAX_CHUNK_SEQUENCES, devices, plan_for, sorted_lengths};
+use super::gpu::{EngineStream, GpuEngine, MAX_CHUNK_SEQUENCES, devices, plan_for, sorted_lengths};
 use super::multi::{MultiEngine, SharedBatch};
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
@@ -72,19 +72,16 @@ impl Part {
         residues + row_buffer + 4 * self.positions().len()
     }
 
-    /// Uploads the part to GPU `ordinal` (on a stream of its own if `own_stream`).
+    /// Uploads the part to GPU `ordinal`, on `stream`.
     fn open(
         &self,
         ordinal: usize,
         scoring: &Scoring,
         kernel: Kernel,
-        own_stream: bool,
+        stream: EngineStream,
     ) -> Result<GpuEngine> {
         let chunks = self.chunks.iter().map(Cow::Borrowed);
-        match own_stream {
-            true => GpuEngine::with_chunks_on_own_stream(ordinal, scoring.clone(), kernel, chunks),
-            false => GpuEngine::with_chunks(ordinal, scoring.clone(), kernel, chunks),
-        }
+        GpuEngine::with_chunks(ordinal, scoring.clone(), kernel, chunks, stream)
     }
 }
 
@@ -181,7 +178,7 @@ impl Engine for PartedGpuEngine {
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
         let mut scores = vec![vec![0; self.sequences]; queries.len()];
         let (ordinal, kernel) = (self.ordinal, self.kernel);
-        let open = |part: &Part| part.open(ordinal, &self.scoring, kernel, true);
+        let open = |part: &Part| part.open(ordinal, &self.scoring, kernel, EngineStream::Own);
         let mut parts = self.parts.iter();
         let (Some(first), false) = (parts.next(), queries.is_empty()) else {
             return Ok(scores);
@@ -275,7 +272,7 @@ impl Worker for PartWorker {
         let engine = self
             .resident
             .get_or_upload(unit.index, part.device_bytes(), || {
-                part.open(ordinal, scoring, kernel, false)
+                part.open(ordinal, scoring, kernel, EngineStream::Default)
             })?;
         let mut flat = Vec::with_capacity(queries.len() * engine.positions().len());
         score_part(engine, &queries, |_, _, s| flat.extend(s), || Ok(()))?;

@@ -25,7 +25,7 @@ use cudarc::driver::{
 };
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
-use super::gpu::{free_memory, gpu_error, kernels_module};
+use super::gpu::{gpu_error, kernels_module, smallest_free_memory};
 use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
@@ -228,10 +228,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         .iter()
         .map(|&o| DeviceTraceback::new(o, &residues, &matrix))
         .collect::<Result<Vec<_>>>()?;
-    let mut budget = usize::MAX;
-    for &o in ordinals {
-        budget = budget.min(free_memory(o)? / 2);
-    }
+    let budget = smallest_free_memory(ordinals)? / 2;
     let max_pairs = match ordinals.len() {
         1 => MAX_WINDOW_PAIRS,
         n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
