@@ -167,10 +167,11 @@ pub const AUTO_LONG_QUERY: usize = 1000;
 
 /// A database with fewer sequences than this in `auto`'s `simt` stage runs
 /// the second stage on every sequence: one thread per sequence leaves most
-/// of a GPU idle (an H100 holds about 55,000 `simt` threads at once). Between
-/// two measured points, not tuned (H100, 10-1k, run 8): with 20,000 UniProt
-/// sequences `partitioned-vl32-pl512` alone did 692 GCUPS against `auto`'s
-/// 294 and led on every query; with 570,000 `simt` led on short queries.
+/// of a GPU idle (an H100 holds about 55,000 `simt` threads at once).
+/// Swept on the H100 (synthetic databases, 20 queries, 10-1k,
+/// benches/RESULTS.md run 14): `partitioned-vl32-pl512` alone beats `simt`
+/// overall up to 100,000 sequences (1447 against 888 GCUPS there), the two
+/// stages beat it from 200,000 on (1470 against 1445).
 pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 
 impl Kernel {

@@ -18,10 +18,9 @@
 //! failed GPU's parts are redone on the others.
 //!
 //! On the H100: the one-GPU engine passes its GPU test, double buffering and
-//! batches included (benches/RESULTS.md run 11). Two part workers on GPU 0
-//! gave the resident run's hits from the CLI (run 13), but their GPU test
-//! failed there on a CUDA context bug (see `Drop for GpuEngine`), fixed
-//! since and not yet re-run.
+//! batches included (benches/RESULTS.md runs 11 and 14). Two part workers on
+//! GPU 0 pass their GPU test and give the resident run's hits from the CLI
+//! (run 14).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
