@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|workers|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
-# TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB).
+# TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
+# WARPSW (workers: the binary to run).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -238,6 +239,37 @@ step_scaling() {
     if [ "$mismatch" = 0 ]; then ok scaling "table in scaling.md ($gpus GPUs)"; else fail scaling; fi
 }
 
+step_workers() {
+    # Several GPUs' chunk plan on the one GPU there is: k workers on GPU 0
+    # (--devices 0,0,…) share its default stream, so their chunks run one
+    # after another and the GCUPS is one GPU's speed on the plan k GPUs would
+    # share; k GPUs would reach k times it at best (perfect balance). WARPSW
+    # names the binary (A/B runs); the table is appended to workers.md.
+    synth_db
+    local bin=${WARPSW:-./warpsw} table="$out/workers.md" mismatch=0 base=""
+    echo "== workers: k workers on GPU 0, every --balance policy, 20 queries vs the 570k DB (10-1k), $bin"
+    [ -f "$table" ] || {
+        echo "| binary | policy | workers on GPU 0 | GCUPS | k × GCUPS | k × GCUPS / 1 worker | hits == 1 worker |"
+        echo "|---|---|---:|---:|---:|---:|---|"
+    } > "$table"
+    for k in 1 2 4; do
+        for policy in weighted greedy dynamic; do
+            [ "$k" -gt 1 ] || [ "$policy" = dynamic ] || continue
+            local devices log="workers_$(basename "$bin")_${policy}_$k.log" hits gcups same
+            devices=$(printf '0%.0s,' $(seq "$k")); devices=${devices%,}
+            hits="hits_workers_$(basename "$bin")_${policy}_$k.tsv"
+            "$bin" search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
+                --devices "$devices" --balance "$policy" -o "$hits" 2>&1 | tee "$log"
+            gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
+            [ -n "$base" ] || base=$gcups
+            if [ -s "$hits" ] && cmp -s "$hits" "hits_workers_$(basename "$bin")_dynamic_1.tsv"; then same=yes; else same=NO; mismatch=1; fi
+            echo "| $(basename "$bin") | $policy | $k | $gcups | $(awk -v g="$gcups" -v k="$k" 'BEGIN { printf "%.1f", g * k }') | $(ratio "$gcups" "$base" 1 | awk -v k="$k" '{ printf "%.2f", $1 * k }') | $same |" >> "$table"
+        done
+    done
+    cat "$table"
+    if [ "$mismatch" = 0 ]; then ok "workers $(basename "$bin")" "table in workers.md"; else fail "workers $(basename "$bin")"; fi
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -254,8 +286,9 @@ for step in "${@:-all}"; do
         lengths) step_lengths ;;
         scaling) step_scaling ;;
         dbsize) step_dbsize ;;
+        workers) step_workers ;;
         all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, all)"; exit 2 ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, workers, all)"; exit 2 ;;
     esac
 done
 echo
