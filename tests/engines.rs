@@ -129,10 +129,9 @@ fn auto_parses_with_the_default_threshold_and_splits_by_length() {
             long: host::engine::DEFAULT_AUTO_LONG,
         }
     );
-    let many = host::engine::AUTO_MIN_SIMT_SEQUENCES;
     assert_eq!(
-        auto.for_chunk(40_000, many),
+        auto.for_longest(40_000),
         Kernel::Partitioned { vl: 32, pl: 512 }
     );
-    assert_eq!(auto.for_chunk(300, many), Kernel::Simt);
+    assert_eq!(auto.for_longest(300), Kernel::Simt);
 }

@@ -165,12 +165,9 @@ pub const DEFAULT_AUTO_LONG: &str = "partitioned-vl32-pl512";
 /// shorter one but one (0.44× at 144 residues, 0.93× at 850).
 pub const AUTO_LONG_QUERY: usize = 1000;
 
-/// A chunk with fewer sequences than this runs `auto`'s second stage even
-/// when its sequences are short ([`Kernel::for_chunk`]), and a database with
-/// fewer than this in the `simt` stage runs the second stage alone
-/// ([`Kernel::for_database`]): one thread per sequence leaves most of a GPU
-/// idle (an H100 holds about 55,000 `simt` threads at once; one launch of
-/// 100,000 is less than two waves).
+/// A database with fewer sequences than this in `auto`'s `simt` stage runs
+/// the second stage on every sequence: one thread per sequence leaves most
+/// of a GPU idle (an H100 holds about 55,000 `simt` threads at once).
 /// Swept on the H100 (synthetic databases, 20 queries, 10-1k,
 /// benches/RESULTS.md run 14): `partitioned-vl32-pl512` alone beats `simt`
 /// overall up to 100,000 sequences (1447 against 888 GCUPS there), the two
@@ -184,8 +181,8 @@ impl Kernel {
     /// ```
     /// use host::engine::Kernel;
     /// let auto = Kernel::auto(100, "partitioned-vl32-pl512").unwrap();
-    /// assert_eq!(auto.for_chunk(100, 1 << 20), Kernel::Simt);
-    /// assert_eq!(auto.for_chunk(101, 1 << 20), Kernel::Partitioned { vl: 32, pl: 512 });
+    /// assert_eq!(auto.for_longest(100), Kernel::Simt);
+    /// assert_eq!(auto.for_longest(101), Kernel::Partitioned { vl: 32, pl: 512 });
     /// assert!(Kernel::auto(100, "auto").is_err());
     /// ```
     pub fn auto(threshold: u32, long: &str) -> Result<Kernel> {
@@ -221,7 +218,7 @@ impl Kernel {
 
     /// The kernel that runs every chunk for a query of `query_len` residues
     /// when that query skips `auto`'s `simt` stage ([`AUTO_LONG_QUERY`]);
-    /// `None`: each chunk runs its own stage ([`Kernel::for_chunk`]).
+    /// `None`: each chunk runs its own stage ([`Kernel::for_longest`]).
     ///
     /// ```
     /// use host::engine::Kernel;
@@ -256,29 +253,19 @@ impl Kernel {
         }
     }
 
-    /// The kernel that runs a chunk of `sequences` sequences, the longest of
-    /// `longest` residues: `Auto` runs `simt` on a chunk within its threshold
-    /// that has enough sequences to fill a GPU ([`AUTO_MIN_SIMT_SEQUENCES`]:
-    /// the small last chunk of the shortest sequences, or the chunks of a
-    /// plan shared by several GPUs) and its second stage on every other
-    /// chunk; every other kernel is itself.
+    /// The kernel that runs a chunk whose longest sequence has `longest`
+    /// residues: `Auto` picks its stage, every other kernel is itself.
     ///
     /// ```
-    /// use host::engine::{AUTO_MIN_SIMT_SEQUENCES, Kernel};
+    /// use host::engine::Kernel;
     /// let auto = Kernel::auto(100, "parallelogram").unwrap();
-    /// let long = Kernel::Parallelogram { shared_memory: false };
-    /// assert_eq!(auto.for_chunk(100, AUTO_MIN_SIMT_SEQUENCES), Kernel::Simt);
-    /// assert_eq!(auto.for_chunk(101, AUTO_MIN_SIMT_SEQUENCES), long);
-    /// assert_eq!(auto.for_chunk(100, AUTO_MIN_SIMT_SEQUENCES - 1), long);
-    /// assert_eq!(Kernel::Simt.for_chunk(10_000, 1), Kernel::Simt);
+    /// assert_eq!(auto.for_longest(100), Kernel::Simt);
+    /// assert_eq!(auto.for_longest(101), Kernel::Parallelogram { shared_memory: false });
+    /// assert_eq!(Kernel::Simt.for_longest(10_000), Kernel::Simt);
     /// ```
-    pub fn for_chunk(self, longest: usize, sequences: usize) -> Kernel {
+    pub fn for_longest(self, longest: usize) -> Kernel {
         match self {
-            Kernel::Auto { threshold, long }
-                if longest > threshold as usize || sequences < AUTO_MIN_SIMT_SEQUENCES =>
-            {
-                long_stage(long)
-            }
+            Kernel::Auto { threshold, long } if longest > threshold as usize => long_stage(long),
             Kernel::Auto { .. } => Kernel::Simt,
             k => k,
         }
