@@ -6,7 +6,8 @@
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
 # TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
-# WARPSW (workers: the binary to run).
+# WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts starting
+# with 1, the policies).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -252,8 +253,8 @@ step_workers() {
         echo "| binary | policy | workers on GPU 0 | GCUPS | k × GCUPS | k × GCUPS / 1 worker | hits == 1 worker |"
         echo "|---|---|---:|---:|---:|---:|---|"
     } > "$table"
-    for k in 1 2 4; do
-        for policy in weighted greedy dynamic; do
+    for k in ${WORKERS:-1 2 4}; do
+        for policy in ${POLICIES:-weighted greedy dynamic}; do
             [ "$k" -gt 1 ] || [ "$policy" = dynamic ] || continue
             local devices log="workers_$(basename "$bin")_${policy}_$k.log" hits gcups same
             devices=$(printf '0%.0s,' $(seq "$k")); devices=${devices%,}
