@@ -138,7 +138,7 @@ fn batches_of_queries_equal_one_query_at_a_time() {
         .collect();
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for policy in Policy::ALL {
-        for fail in [&[][..], &[None, Some(2), None]] {
+        for fail in [&[][..], &[None, Some(1), None]] {
             let mut engine = multi(&db, 3, policy, fail).streamed(3, "in batches".into());
             assert_eq!(engine.batch_len(), 3);
             assert!(engine.description().ends_with("; in batches"));

@@ -62,7 +62,7 @@ pub fn units_from_chunks(db: &Database, chunks: &[Range<usize>]) -> Vec<Unit> {
         .collect()
 }
 
-/// How units are spread over devices (`--multi-gpu`).
+/// How units are spread over devices (`--balance`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Policy {
     /// Contiguous segments sized by measured speed, re-weighted after every
