@@ -53,6 +53,15 @@ fn setup() -> (Arc<Database>, Vec<Vec<u8>>) {
     (Arc::new(Database::from_records(seqs)), queries)
 }
 
+/// One CPU device's scores of every query: what every multi-device run must give.
+fn one_device_scores(db: &Arc<Database>, queries: &[Vec<u8>]) -> Vec<Vec<i32>> {
+    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    queries
+        .iter()
+        .map(|q| single.score_all(q).unwrap())
+        .collect()
+}
+
 fn multi(
     db: &Arc<Database>,
     devices: usize,
@@ -86,11 +95,7 @@ fn multi(
 #[test]
 fn every_policy_on_several_devices_equals_one_device() {
     let (db, queries) = setup();
-    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
-    let expected: Vec<Vec<i32>> = queries
-        .iter()
-        .map(|q| single.score_all(q).unwrap())
-        .collect();
+    let expected = one_device_scores(&db, &queries);
     for policy in Policy::ALL {
         for devices in [1, 2, 4] {
             let mut engine = multi(&db, devices, policy, &[]);
@@ -109,15 +114,11 @@ fn every_policy_on_several_devices_equals_one_device() {
 #[test]
 fn a_failing_device_loses_nothing_and_is_named() {
     let (db, queries) = setup();
-    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    let expected = one_device_scores(&db, &queries);
     for policy in Policy::ALL {
         let mut engine = multi(&db, 3, policy, &[None, Some(1), None]);
-        for q in &queries {
-            assert_eq!(
-                engine.score_all(q).unwrap(),
-                single.score_all(q).unwrap(),
-                "{policy}"
-            );
+        for (q, want) in queries.iter().zip(&expected) {
+            assert_eq!(&engine.score_all(q).unwrap(), want, "{policy}");
         }
         let warnings = engine.take_warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -131,11 +132,7 @@ fn a_failing_device_loses_nothing_and_is_named() {
 #[test]
 fn batches_of_queries_equal_one_query_at_a_time() {
     let (db, queries) = setup();
-    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
-    let expected: Vec<Vec<i32>> = queries
-        .iter()
-        .map(|q| single.score_all(q).unwrap())
-        .collect();
+    let expected = one_device_scores(&db, &queries);
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for policy in Policy::ALL {
         for fail in [&[][..], &[None, Some(1), None]] {
