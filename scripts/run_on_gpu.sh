@@ -6,8 +6,8 @@
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
 # TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
-# WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts starting
-# with 1, the policies).
+# WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts besides
+# the one-worker baseline, the policies).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -244,31 +244,37 @@ step_workers() {
     # Several GPUs' chunk plan on the one GPU there is: k workers on GPU 0
     # (--devices 0,0,…) share its default stream, so their chunks run one
     # after another and the GCUPS is one GPU's speed on the plan k GPUs would
-    # share; k GPUs would reach k times it at best (perfect balance). WARPSW
-    # names the binary (A/B runs); the table is appended to workers.md.
+    # share; k GPUs would reach k times it at best (perfect balance). One
+    # worker (one GPU's own plan) runs first as the baseline. WARPSW names
+    # the binary (A/B runs); the table is appended to workers.md.
     synth_db
-    local bin=${WARPSW:-./warpsw} table="$out/workers.md" mismatch=0 base=""
+    local bin=${WARPSW:-./warpsw} table="$out/workers.md" mismatch=0 base="" name
+    name=$(basename "$bin")
     echo "== workers: k workers on GPU 0, every --balance policy, 20 queries vs the 570k DB (10-1k), $bin"
     [ -f "$table" ] || {
         echo "| binary | policy | workers on GPU 0 | GCUPS | k × GCUPS | k × GCUPS / 1 worker | hits == 1 worker |"
         echo "|---|---|---:|---:|---:|---:|---|"
     } > "$table"
-    for k in ${WORKERS:-1 2 4}; do
+    # K POLICY: one search by K workers on GPU 0, its row in the table.
+    workers_row() {
+        local k=$1 policy=$2 devices log="workers_${name}_$2_$1.log" hits="hits_workers_${name}_$2_$1.tsv" gcups same
+        devices=$(printf '0%.0s,' $(seq "$k")); devices=${devices%,}
+        "$bin" search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
+            --devices "$devices" --balance "$policy" -o "$hits" 2>&1 | tee "$log"
+        gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
+        [ -n "$base" ] || { base=$gcups; cp "$hits" "hits_workers_${name}_1.tsv"; }
+        if [ -s "$hits" ] && cmp -s "$hits" "hits_workers_${name}_1.tsv"; then same=yes; else same=NO; mismatch=1; fi
+        echo "| $name | $policy | $k | $gcups | $(awk -v g="$gcups" -v k="$k" 'BEGIN { printf "%.1f", g * k }') | $(ratio "$gcups" "$base" 1 | awk -v k="$k" '{ printf "%.2f", $1 * k }') | $same |" >> "$table"
+    }
+    workers_row 1 dynamic # one device: the policy plays no part
+    for k in ${WORKERS:-2 4}; do
+        [ "$k" -gt 1 ] || continue
         for policy in ${POLICIES:-weighted greedy dynamic}; do
-            [ "$k" -gt 1 ] || [ "$policy" = dynamic ] || continue
-            local devices log="workers_$(basename "$bin")_${policy}_$k.log" hits gcups same
-            devices=$(printf '0%.0s,' $(seq "$k")); devices=${devices%,}
-            hits="hits_workers_$(basename "$bin")_${policy}_$k.tsv"
-            "$bin" search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
-                --devices "$devices" --balance "$policy" -o "$hits" 2>&1 | tee "$log"
-            gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
-            [ -n "$base" ] || base=$gcups
-            if [ -s "$hits" ] && cmp -s "$hits" "hits_workers_$(basename "$bin")_dynamic_1.tsv"; then same=yes; else same=NO; mismatch=1; fi
-            echo "| $(basename "$bin") | $policy | $k | $gcups | $(awk -v g="$gcups" -v k="$k" 'BEGIN { printf "%.1f", g * k }') | $(ratio "$gcups" "$base" 1 | awk -v k="$k" '{ printf "%.2f", $1 * k }') | $same |" >> "$table"
+            workers_row "$k" "$policy"
         done
     done
     cat "$table"
-    if [ "$mismatch" = 0 ]; then ok "workers $(basename "$bin")" "table in workers.md"; else fail "workers $(basename "$bin")"; fi
+    if [ "$mismatch" = 0 ]; then ok "workers $name" "table in workers.md"; else fail "workers $name"; fi
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
