@@ -201,8 +201,8 @@ step_scaling() {
     local gpus table="$out/scaling.md" mismatch=0
     gpus=$(nvidia-smi -L | wc -l)
     echo "== scaling: 20 queries vs the 570k DB (10-1k), 1..$gpus GPUs, every --balance policy; allpairs on 4,000 sequences"
-    echo "| policy | GPUs | GCUPS | speedup | efficiency | upload s | hits == 1 GPU |" > "$table"
-    echo "|---|---:|---:|---:|---:|---:|---|" >> "$table"
+    echo "| policy | GPUs | GCUPS | speedup | efficiency | upload s | seconds busy per GPU | hits == 1 GPU |" > "$table"
+    echo "|---|---:|---:|---:|---:|---:|---|---|" >> "$table"
     for policy in weighted greedy dynamic; do
         local base=""
         for k in 1 2 4 8; do
@@ -211,19 +211,20 @@ step_scaling() {
             devices=$(seq -s, 0 $((k - 1)))
             ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
                 --devices "$devices" --balance "$policy" -o "hits_${policy}_$k.tsv" 2>&1 | tee "$log"
-            local gcups upload same
+            local gcups upload busy same
             gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
             upload=$(grep -oE 'prepared/uploaded [0-9.]+' "$log" | tail -1 | cut -d' ' -f2)
+            busy=$(grep -oE 'seconds busy per device: [0-9., ]+' "$log" | tail -1 | cut -d: -f2)
             [ -n "$base" ] || base=$gcups
             if cmp -s "hits_${policy}_$k.tsv" "hits_${policy}_1.tsv" && cmp -s "hits_${policy}_1.tsv" hits_weighted_1.tsv; then
                 same=yes
             else
                 same=NO; mismatch=1
             fi
-            echo "| $policy | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | $upload | $same |" >> "$table"
+            echo "| $policy | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | $upload | ${busy:--} | $same |" >> "$table"
         done
     done
-    echo "| allpairs | GPUs | GCUPS with traceback | speedup | efficiency | | GPU == 1 GPU |" >> "$table"
+    echo "| allpairs | GPUs | GCUPS with traceback | speedup | efficiency | | | GPU == 1 GPU |" >> "$table"
     local base=""
     for k in 1 2 4 8; do
         [ "$k" -le "$gpus" ] || break
@@ -233,7 +234,7 @@ step_scaling() {
         gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
         [ -n "$base" ] || base=$gcups
         if cmp -s "tb_scaling_$k.tsv" tb_scaling_1.tsv; then same=yes; else same=NO; mismatch=1; fi
-        echo "| allpairs | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | | $same |" >> "$table"
+        echo "| allpairs | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | | | $same |" >> "$table"
     done
     cat "$table"
     # An output that differs from one GPU's fails the step, not only its row.

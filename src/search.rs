@@ -14,6 +14,7 @@ use host::fasta::{Record, read_fasta};
 use host::merge::top_hits;
 use host::output::{Format, QueryHits, write_hits};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, FormatChoice, PlacementArgs, SearchArgs, parse_kernel};
 
@@ -97,15 +98,20 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
         for warning in engine.take_warnings() {
             progress.suspend(|| eprintln!("warpsw: warning: {warning}"));
         }
-        for (q, sorted_scores) in batch.iter().zip(batch_scores) {
-            let scores = db.to_input_order(&sorted_scores);
-            results.push(QueryHits {
+        // The batch's queries are merged side by side: a multi-GPU batch
+        // hands back many queries at once, and the GPUs wait meanwhile.
+        let merged: Vec<QueryHits> = batch
+            .par_iter()
+            .zip(batch_scores)
+            .map(|(q, sorted_scores)| QueryHits {
                 query: q.id.clone(),
                 query_length: q.codes.len(),
-                hits: top_hits(&scores, args.top),
-            });
-            cells += q.codes.len() as u128 * db.total_residues() as u128;
-        }
+                hits: top_hits(&db.to_input_order(&sorted_scores), args.top),
+            })
+            .collect();
+        results.extend(merged);
+        cells +=
+            batch.iter().map(|q| q.codes.len() as u128).sum::<u128>() * db.total_residues() as u128;
         progress.inc(batch.len() as u64);
     }
     let seconds = started.elapsed().as_secs_f64();

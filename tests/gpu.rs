@@ -200,39 +200,72 @@ fn gpu_parted_engine_matches_reference() {
     }
 }
 
+/// The fixture of the several-workers-on-GPU-0 tests: a 30,000-sequence
+/// database, queries of `lengths` residues, and one engine's scores of them.
+struct WorkersFixture {
+    db: Database,
+    scoring: Scoring,
+    kernel: host::engine::Kernel,
+    queries: Vec<Vec<u8>>,
+    want: Vec<Vec<i32>>,
+}
+
+impl WorkersFixture {
+    fn new(seed: u64, lengths: &[usize]) -> WorkersFixture {
+        let mut rng = hay::rng(seed);
+        let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
+        let scoring = hay::blosum62(10, 1);
+        let queries: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&l| hay::random_codes(&mut rng, l, false))
+            .collect();
+        let kernel: host::engine::Kernel = "auto".parse().unwrap();
+        let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
+        let want = queries
+            .iter()
+            .map(|q| single.score_all(q).unwrap())
+            .collect();
+        WorkersFixture {
+            db,
+            scoring,
+            kernel,
+            queries,
+            want,
+        }
+    }
+
+    fn batch(&self) -> Vec<&[u8]> {
+        self.queries.iter().map(|q| &q[..]).collect()
+    }
+}
+
 /// The multi-GPU path on real hardware with the one GPU these machines have:
 /// two workers on GPU 0 (`--devices 0,0`), every balancing policy, against
-/// one engine: every sequence scored once, the same scores.
+/// one engine, one query at a time and as a batch cut into (query, chunk)
+/// units: every sequence scored once, the same scores.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_two_workers_on_one_gpu_match_one_engine() {
     use host::dispatch::Policy;
     use host::engine::gpu::smallest_free_memory;
     use host::engine::multi::open_gpus;
-    let mut rng = hay::rng(104);
-    let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
-    let scoring = hay::blosum62(10, 1);
-    let queries: Vec<Vec<u8>> = [150, 1200]
-        .iter()
-        .map(|&l| hay::random_codes(&mut rng, l, false))
-        .collect();
-    let kernel: host::engine::Kernel = "auto".parse().unwrap();
-    let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
-    let want: Vec<Vec<i32>> = queries
-        .iter()
-        .map(|q| single.score_all(q).unwrap())
-        .collect();
+    let f = WorkersFixture::new(104, &[150, 0, 1200]);
     let free = smallest_free_memory(&[0, 0]).expect("GPU 0 answers");
     for policy in Policy::ALL {
-        let (mut two, _) =
-            open_gpus(&[0, 0], &db, &scoring, kernel, policy, free).expect("two workers open");
-        for (q, want) in queries.iter().zip(&want) {
+        let (mut two, _) = open_gpus(&[0, 0], &f.db, &f.scoring, f.kernel, policy, free)
+            .expect("two workers open");
+        for (q, want) in f.queries.iter().zip(&f.want) {
             assert_eq!(
                 &two.score_all(q).expect("the workers run"),
                 want,
                 "{policy}"
             );
         }
+        assert_eq!(
+            two.score_batch(&f.batch()).expect("the workers run"),
+            f.want,
+            "{policy}"
+        );
         assert!(two.take_warnings().is_empty(), "{policy}");
     }
 }
@@ -245,23 +278,11 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
 fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
     use host::dispatch::Policy;
     use host::engine::parted::open_streamed_gpus;
-    let mut rng = hay::rng(106);
-    let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
-    let scoring = hay::blosum62(10, 1);
-    let queries: Vec<Vec<u8>> = [150, 0, 1200]
-        .iter()
-        .map(|&l| hay::random_codes(&mut rng, l, false))
-        .collect();
-    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
-    let kernel: host::engine::Kernel = "auto".parse().unwrap();
-    let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
-    let want: Vec<Vec<i32>> = queries
-        .iter()
-        .map(|q| single.score_all(q).unwrap())
-        .collect();
+    let f = WorkersFixture::new(106, &[150, 0, 1200]);
     for policy in Policy::ALL {
-        let (mut two, _) = open_streamed_gpus(&[0, 0], &db, &scoring, kernel, policy, 16 << 20)
-            .expect("two part workers open");
+        let (mut two, _) =
+            open_streamed_gpus(&[0, 0], &f.db, &f.scoring, f.kernel, policy, 16 << 20)
+                .expect("two part workers open");
         assert!(
             two.description().contains("streamed"),
             "{}",
@@ -270,8 +291,8 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
         // Twice: the second batch finds parts resident.
         for _ in 0..2 {
             assert_eq!(
-                two.score_batch(&batch).expect("the workers run"),
-                want,
+                two.score_batch(&f.batch()).expect("the workers run"),
+                f.want,
                 "{policy}"
             );
         }

@@ -126,27 +126,40 @@ fn a_failing_device_loses_nothing_and_is_named() {
     }
 }
 
-/// A streamed database hands the workers batches of queries: each unit's
-/// result holds the batch's queries one after another; with a device failing
-/// mid-batch, every policy still equals one device query by query.
+/// Batches of queries, an empty one among them: a resident database cuts
+/// a batch into (query, chunk) units (one query at a time under
+/// `weighted`), a streamed one into parts covering the whole batch; with a
+/// device failing mid-batch, every policy still equals one device query by
+/// query.
 #[test]
 fn batches_of_queries_equal_one_query_at_a_time() {
-    let (db, queries) = setup();
+    let (db, mut queries) = setup();
+    queries.insert(1, Vec::new());
     let expected = one_device_scores(&db, &queries);
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for policy in Policy::ALL {
-        for fail in [&[][..], &[None, Some(1), None]] {
-            let mut engine = multi(&db, 3, policy, fail).streamed(3, "in batches".into());
-            assert_eq!(engine.batch_len(), 3);
-            assert!(engine.description().ends_with("; in batches"));
-            assert_eq!(engine.score_batch(&batch).unwrap(), expected, "{policy}");
-            assert_eq!(
-                engine.score_batch(&batch[1..]).unwrap(),
-                expected[1..],
-                "{policy}"
-            );
-            assert!(engine.score_batch(&[]).unwrap().is_empty());
-            assert_eq!(engine.take_warnings().len(), fail.len().min(1), "{policy}");
+        for streamed in [false, true] {
+            for fail in [&[][..], &[None, Some(1), None]] {
+                let mut engine = multi(&db, 3, policy, fail);
+                if streamed {
+                    engine = engine.streamed(3, "in batches".into());
+                    assert_eq!(engine.batch_len(), 3);
+                    assert!(engine.description().contains("; in batches;"));
+                } else if policy == Policy::Weighted {
+                    assert_eq!(engine.batch_len(), 1);
+                } else {
+                    assert!(engine.batch_len() >= batch.len(), "{policy}");
+                }
+                let label = format!("{policy}, streamed: {streamed}, failing: {fail:?}");
+                assert_eq!(engine.score_batch(&batch).unwrap(), expected, "{label}");
+                assert_eq!(
+                    engine.score_batch(&batch[1..]).unwrap(),
+                    expected[1..],
+                    "{label}"
+                );
+                assert!(engine.score_batch(&[]).unwrap().is_empty());
+                assert_eq!(engine.take_warnings().len(), fail.len().min(1), "{label}");
+            }
         }
     }
 }

@@ -43,7 +43,7 @@ impl Worker for SimulatedDevice {
 
     fn run_unit(&mut self, _query: usize, unit: &Unit) -> Result<Vec<i32>> {
         std::thread::sleep(Duration::from_secs_f64(
-            unit.residues as f64 * SECONDS_PER_RESIDUE / self.speed,
+            unit.cost as f64 * SECONDS_PER_RESIDUE / self.speed,
         ));
         Ok(Vec::new())
     }
@@ -78,7 +78,7 @@ fn balance(policy: Policy, speeds: &[f64], units: &[Unit], queries: usize) -> Re
         })
         .collect();
     let mut dispatcher = Dispatcher::new(devices, policy)?;
-    let residues: u64 = units.iter().map(|u| u.residues).sum();
+    let residues: u64 = units.iter().map(|u| u.cost).sum();
     let ideal = residues as f64 * SECONDS_PER_RESIDUE / speeds.iter().sum::<f64>();
     (0..queries)
         .map(|query| {

@@ -13,7 +13,7 @@
 //!   "Highly efficient mapping of the Smith-Waterman algorithm on
 //!   CUDA-compatible GPUs", §IV-C): the longest unit goes to the device with
 //!   the least work assigned so far (here: the earliest expected finish, the
-//!   assigned residues divided by the device's speed).
+//!   assigned work divided by the device's speed).
 //! * [`Policy::Dynamic`] — the LPT task manager of gpu-pairAlign (Blazewicz,
 //!   Frohmberg, Kierzynka, Pesch and Wojciechowski 2011, "Protein alignment
 //!   algorithms with an efficient backtracking routine on multiple GPUs"):
@@ -35,14 +35,17 @@ use std::time::Instant;
 use crate::db::Database;
 use crate::error::{Error, Result};
 
-/// One unit of work: a chunk of the sorted database.
+/// One unit of work: a chunk of the sorted database, for one query or a
+/// batch of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unit {
     /// The unit's position in the caller's list (and in
-    /// [`DispatchOutcome::scores`]); the units of one query number `0..n`.
+    /// [`DispatchOutcome::scores`]); the units of one round number `0..n`.
     pub index: usize,
-    /// Residues of the unit's sequences: its cost, up to the query length.
-    pub residues: u64,
+    /// The unit's work: its residues (every unit against the same queries)
+    /// or its cells (residues × query length). Only ratios matter: the
+    /// policies balance it and speeds are measured in it per second.
+    pub cost: u64,
 }
 
 /// Units for `chunks` (ranges of sorted positions of `db`, for example from
@@ -54,7 +57,7 @@ pub fn units_from_chunks(db: &Database, chunks: &[Range<usize>]) -> Vec<Unit> {
         .enumerate()
         .map(|(index, r)| Unit {
             index,
-            residues: offsets
+            cost: offsets
                 .get(r.end)
                 .zip(offsets.get(r.start))
                 .map_or(0, |(end, start)| end.saturating_sub(*start)),
@@ -126,11 +129,11 @@ pub struct WorkerStats {
     pub name: String,
     /// Units it scored.
     pub units: usize,
-    /// Residues of those units.
-    pub residues: u64,
+    /// The summed [`Unit::cost`] of those units.
+    pub cost: u64,
     /// Seconds it spent inside [`Worker::run_unit`].
     pub seconds: f64,
-    /// `residues / seconds`, when it scored something.
+    /// `cost / seconds`, when it scored units of non-zero cost.
     pub speed: Option<f64>,
     /// Whether it has failed (during this query or an earlier one).
     pub failed: bool,
@@ -168,7 +171,7 @@ enum Plan {
 #[derive(Default)]
 struct Report {
     units: usize,
-    residues: u64,
+    cost: u64,
     seconds: f64,
     /// The position of the unit it failed on (unknown after a panic) and the
     /// error; `None` when it did not fail.
@@ -180,7 +183,7 @@ struct Report {
 pub struct Dispatcher<W: Worker> {
     workers: Vec<W>,
     policy: Policy,
-    /// Relative speed of each worker (residues per second, or 1 before the
+    /// Relative speed of each worker (cost per second, or 1 before the
     /// first measurement); only ratios matter.
     weights: Vec<f64>,
     /// Why a worker failed, if it did.
@@ -282,7 +285,7 @@ impl<W: Worker> Dispatcher<W> {
             .map(|(w, f)| WorkerStats {
                 name: w.name(),
                 units: 0,
-                residues: 0,
+                cost: 0,
                 seconds: 0.0,
                 speed: None,
                 failed: f.is_some(),
@@ -302,7 +305,7 @@ impl<W: Worker> Dispatcher<W> {
             for (k, report) in reports.into_iter().enumerate() {
                 let s = &mut stats[k];
                 s.units += report.units;
-                s.residues += report.residues;
+                s.cost += report.cost;
                 s.seconds += report.seconds;
                 if let Some((position, error)) = report.failure {
                     any_failed = true;
@@ -330,8 +333,8 @@ impl<W: Worker> Dispatcher<W> {
             }
         }
         for s in &mut stats {
-            if s.units > 0 && s.seconds > 0.0 {
-                s.speed = Some(s.residues as f64 / s.seconds);
+            if s.cost > 0 && s.seconds > 0.0 {
+                s.speed = Some(s.cost as f64 / s.seconds);
             }
         }
         self.reweight(&stats);
@@ -442,7 +445,7 @@ impl<W: Worker> Dispatcher<W> {
                                 Ok(scores) => {
                                     lock(results)[unit.index] = Some(scores);
                                     report.units += 1;
-                                    report.residues += unit.residues;
+                                    report.cost += unit.cost;
                                     report.seconds += seconds;
                                 }
                                 Err(e) => {
@@ -521,12 +524,12 @@ fn plan(
 
 fn largest_first(units: &[Unit], remaining: &[usize]) -> Vec<usize> {
     let mut order = remaining.to_vec();
-    order.sort_by_key(|&p| (std::cmp::Reverse(units[p].residues), units[p].index));
+    order.sort_by_key(|&p| (std::cmp::Reverse(units[p].cost), units[p].index));
     order
 }
 
 /// SW-CUDA: consecutive runs of `remaining` (in order), each healthy worker's
-/// residues proportional to its weight. A unit goes to the worker whose share
+/// cost proportional to its weight. A unit goes to the worker whose share
 /// holds the unit's midpoint.
 fn plan_weighted(
     units: &[Unit],
@@ -539,9 +542,9 @@ fn plan_weighted(
     if active.is_empty() {
         return lists;
     }
-    let total: f64 = remaining.iter().map(|&p| units[p].residues as f64).sum();
+    let total: f64 = remaining.iter().map(|&p| units[p].cost as f64).sum();
     let weight_sum: f64 = active.iter().map(|&k| weights[k]).sum();
-    // Upper boundary of each active worker's share, in residues.
+    // Upper boundary of each active worker's share, in cost.
     let mut bounds = Vec::with_capacity(active.len());
     let mut acc = 0.0;
     for &k in &active {
@@ -551,7 +554,7 @@ fn plan_weighted(
     let mut before = 0.0;
     let mut a = 0;
     for &p in remaining {
-        let r = units[p].residues as f64;
+        let r = units[p].cost as f64;
         let mid = before + r / 2.0;
         while a + 1 < active.len() && mid >= bounds[a] {
             a += 1;
@@ -563,7 +566,7 @@ fn plan_weighted(
 }
 
 /// NESW: largest unit first, each to the worker that would finish it first
-/// (assigned residues over weight); ties to the lower worker number.
+/// (assigned cost over weight); ties to the lower worker number.
 fn plan_greedy(
     units: &[Unit],
     remaining: &[usize],
@@ -573,7 +576,7 @@ fn plan_greedy(
     let mut lists = vec![Vec::new(); weights.len()];
     let mut load = vec![0.0f64; weights.len()];
     for p in largest_first(units, remaining) {
-        let r = units[p].residues as f64;
+        let r = units[p].cost as f64;
         let best = (0..weights.len()).filter(|&k| healthy[k]).min_by(|&a, &b| {
             let fa = (load[a] + r) / weights[a];
             let fb = (load[b] + r) / weights[b];
@@ -595,7 +598,7 @@ mod tests {
 
     /// The scores a fake device returns: a function of query and unit only.
     fn expected(query: usize, unit: &Unit) -> Vec<i32> {
-        (0..(unit.residues % 5 + 1) as i32)
+        (0..(unit.cost % 5 + 1) as i32)
             .map(|j| (query * 100_000 + unit.index * 10) as i32 + j)
             .collect()
     }
@@ -611,7 +614,7 @@ mod tests {
 
     struct Fake {
         name: String,
-        nanos_per_residue: u64,
+        nanos_per_cost: u64,
         fault: Fault,
         /// Successful calls, shared by all fakes of a test: (query, unit index).
         scored: Arc<Mutex<Vec<(usize, usize)>>>,
@@ -639,8 +642,8 @@ mod tests {
                     message: "injected fault".into(),
                 });
             }
-            if self.nanos_per_residue > 0 {
-                std::thread::sleep(Duration::from_nanos(self.nanos_per_residue * unit.residues));
+            if self.nanos_per_cost > 0 {
+                std::thread::sleep(Duration::from_nanos(self.nanos_per_cost * unit.cost));
             }
             self.done += 1;
             lock(&self.scored).push((query, unit.index));
@@ -664,7 +667,7 @@ mod tests {
             .enumerate()
             .map(|(k, (speed, fault))| Fake {
                 name: format!("fake GPU {k}"),
-                nanos_per_residue: *speed,
+                nanos_per_cost: *speed,
                 fault: fault.clone(),
                 scored: scored.clone(),
                 own_calls: calls[k].clone(),
@@ -679,7 +682,7 @@ mod tests {
         (0..n)
             .map(|index| Unit {
                 index,
-                residues: 4000 - (index as u64 * 37) % 3000,
+                cost: 4000 - (index as u64 * 37) % 3000,
             })
             .collect()
     }
@@ -716,12 +719,7 @@ mod tests {
 
     #[test]
     fn weighted_plan_is_contiguous_and_proportional() {
-        let units: Vec<Unit> = (0..100)
-            .map(|index| Unit {
-                index,
-                residues: 10,
-            })
-            .collect();
+        let units: Vec<Unit> = (0..100).map(|index| Unit { index, cost: 10 }).collect();
         let all: Vec<usize> = (0..100).collect();
         let lists = plan_weighted(&units, &all, &[3.0, 1.0, 0.5], &[true, true, false]);
         assert_eq!(lists[0], (0..75).collect::<Vec<_>>());
@@ -735,11 +733,11 @@ mod tests {
         let units: Vec<Unit> = sizes
             .iter()
             .enumerate()
-            .map(|(index, &r)| Unit { index, residues: r })
+            .map(|(index, &r)| Unit { index, cost: r })
             .collect();
         let all: Vec<usize> = (0..units.len()).collect();
         let lists = plan_greedy(&units, &all, &[1.0, 1.0], &[true, true]);
-        let load = |l: &Vec<usize>| l.iter().map(|&p| units[p].residues).sum::<u64>();
+        let load = |l: &Vec<usize>| l.iter().map(|&p| units[p].cost).sum::<u64>();
         // LPT: 9 6 5 | 8 7 4 3  →  20 | 22 (within the largest unit of even).
         assert_eq!(load(&lists[0]), 20);
         assert_eq!(load(&lists[1]), 22);
@@ -832,11 +830,11 @@ mod tests {
         let units: Vec<Unit> = (0..20)
             .map(|index| Unit {
                 index,
-                residues: 10_000,
+                cost: 10_000,
             })
             .collect();
         let share = |o: &DispatchOutcome| {
-            o.workers[0].residues as f64 / (o.workers[0].residues + o.workers[1].residues) as f64
+            o.workers[0].cost as f64 / (o.workers[0].cost + o.workers[1].cost) as f64
         };
         let (workers, rig) = fakes(&[(50, Fault::None), (200, Fault::None)]);
         let mut d = Dispatcher::new(workers, Policy::Weighted).unwrap();
@@ -863,7 +861,7 @@ mod tests {
             d.run_query(0, &units).unwrap();
             let o = d.run_query(1, &units).unwrap();
             assert!(
-                o.workers[0].residues > 2 * o.workers[1].residues,
+                o.workers[0].cost > 2 * o.workers[1].cost,
                 "{policy}: {:?}",
                 o.workers
             );
@@ -874,24 +872,12 @@ mod tests {
     fn bad_input_is_rejected() {
         let (workers, _) = fakes(&[(0, Fault::None)]);
         let mut d = Dispatcher::new(workers, Policy::Greedy).unwrap();
-        let dup = [
-            Unit {
-                index: 0,
-                residues: 1,
-            },
-            Unit {
-                index: 0,
-                residues: 1,
-            },
-        ];
+        let dup = [Unit { index: 0, cost: 1 }, Unit { index: 0, cost: 1 }];
         assert!(matches!(
             d.run_query(0, &dup),
             Err(Error::InvalidArgument(_))
         ));
-        let gap = [Unit {
-            index: 1,
-            residues: 1,
-        }];
+        let gap = [Unit { index: 1, cost: 1 }];
         assert!(matches!(
             d.run_query(0, &gap),
             Err(Error::InvalidArgument(_))
@@ -919,16 +905,7 @@ mod tests {
         let u = units_from_chunks(&db, &[0..2, 2..4]);
         assert_eq!(
             u,
-            vec![
-                Unit {
-                    index: 0,
-                    residues: 14
-                },
-                Unit {
-                    index: 1,
-                    residues: 4
-                }
-            ]
+            vec![Unit { index: 0, cost: 14 }, Unit { index: 1, cost: 4 }]
         );
     }
 }

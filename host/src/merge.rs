@@ -1,6 +1,8 @@
 //! Merging: takes every database sequence's score for a query, returns the
 //! top hits.
 
+use std::collections::BinaryHeap;
+
 use serde::Serialize;
 
 /// One hit: a database sequence and its score.
@@ -22,13 +24,30 @@ pub struct Hit {
 /// assert_eq!(ranked, vec![(1, 9), (0, 5), (2, 5)]);
 /// ```
 pub fn top_hits(scores: &[i32], k: usize) -> Vec<Hit> {
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    let rank = |&i: &usize| (std::cmp::Reverse(scores[i]), i);
-    if k < order.len() {
-        order.select_nth_unstable_by_key(k, rank);
-        order.truncate(k);
-    }
-    order.sort_unstable_by_key(rank);
+    // Rank: smaller is better (higher score, then lower input position).
+    let rank = |i: usize| (std::cmp::Reverse(scores[i]), i);
+    let mut order: Vec<usize> = if k >= scores.len() {
+        (0..scores.len()).collect()
+    } else {
+        // One pass keeping the k best in a heap whose top is the worst of
+        // them: a later position ranks after an equal score, so only a
+        // strictly higher score can enter once the heap is full.
+        let mut best: BinaryHeap<(std::cmp::Reverse<i32>, usize)> =
+            BinaryHeap::with_capacity(k + 1);
+        for (i, &score) in scores.iter().enumerate() {
+            if best.len() < k {
+                best.push(rank(i));
+            } else if best
+                .peek()
+                .is_some_and(|&(std::cmp::Reverse(worst), _)| score > worst)
+            {
+                best.pop();
+                best.push(rank(i));
+            }
+        }
+        best.into_iter().map(|(_, i)| i).collect()
+    };
+    order.sort_unstable_by_key(|&i| rank(i));
     order
         .into_iter()
         .map(|target| Hit {
@@ -44,13 +63,16 @@ mod tests {
 
     #[test]
     fn top_hits_equals_full_sort() {
-        let scores: Vec<i32> = (0..500).map(|i| i * 7919 % 61).collect();
-        for k in [0, 1, 10, 499, 500, 600] {
-            let mut all: Vec<usize> = (0..scores.len()).collect();
-            all.sort_by_key(|&i| (std::cmp::Reverse(scores[i]), i));
-            all.truncate(k);
-            let got: Vec<usize> = top_hits(&scores, k).iter().map(|h| h.target).collect();
-            assert_eq!(got, all, "k = {k}");
+        let mixed: Vec<i32> = (0..500).map(|i| i * 7919 % 61 - 30).collect();
+        let rising: Vec<i32> = (0..300).collect();
+        for scores in [mixed, rising, vec![7; 100], Vec::new()] {
+            for k in [0, 1, 2, 10, 60, 99, 100, 499, 500, 600] {
+                let mut all: Vec<usize> = (0..scores.len()).collect();
+                all.sort_by_key(|&i| (std::cmp::Reverse(scores[i]), i));
+                all.truncate(k);
+                let got: Vec<usize> = top_hits(&scores, k).iter().map(|h| h.target).collect();
+                assert_eq!(got, all, "k = {k}");
+            }
         }
     }
 }

@@ -52,6 +52,13 @@ pub struct DeviceInfo {
     pub total_memory: usize,
 }
 
+impl DeviceInfo {
+    /// "GPU n (name)": how warnings and run summaries name a device.
+    pub fn label(&self) -> String {
+        format!("GPU {} ({})", self.ordinal, self.name)
+    }
+}
+
 /// Lists the GPUs, or says why there are none: [`Error::NoDriver`] when no
 /// CUDA driver library can be loaded, [`Error::NoDevice`] when it reports none.
 pub fn devices() -> Result<Vec<DeviceInfo>> {
@@ -322,8 +329,19 @@ impl GpuEngine {
         scoring: Scoring,
         kernel: Kernel,
     ) -> Result<GpuEngine> {
-        let limits = chunk_limits(db, free_memory(ordinal)?)?;
-        let plan = plan_for(kernel, &sorted_lengths(db), limits);
+        GpuEngine::within(ordinal, db, scoring, kernel, free_memory(ordinal)?)
+    }
+
+    /// [`GpuEngine::new`] with chunks sized for `free` bytes, the free memory
+    /// the caller has already measured ([`free_memory`]).
+    pub fn within(
+        ordinal: usize,
+        db: &Database,
+        scoring: Scoring,
+        kernel: Kernel,
+        free: usize,
+    ) -> Result<GpuEngine> {
+        let plan = plan_for(kernel, &sorted_lengths(db), chunk_limits(db, free)?);
         GpuEngine::with_plan(ordinal, db, scoring, kernel, &plan)
     }
 

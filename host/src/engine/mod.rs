@@ -437,7 +437,7 @@ pub fn open(
         let fits = gpu::database_fits(&db, free);
         let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], fits) {
             ([ordinal], true) => {
-                let engine = gpu::GpuEngine::new(*ordinal, &db, scoring.clone(), kernel)?;
+                let engine = gpu::GpuEngine::within(*ordinal, &db, scoring.clone(), kernel, free)?;
                 let seconds = engine.upload_seconds();
                 (Box::new(engine), seconds)
             }

@@ -33,20 +33,78 @@ use crate::scoring::Scoring;
 pub const CHUNKS_PER_DEVICE: usize = 2;
 
 /// The batch of queries that the workers of a [`MultiEngine`] are asked
-/// about (one query unless the engine streams its database); a unit's
-/// result is its scores for each query of the batch in turn.
+/// about, and how it is cut into units: one unit per (query, chunk) pair
+/// when the database is resident, one unit per chunk covering every query
+/// of the batch when it is streamed (each part uploaded once per batch).
 #[derive(Clone, Debug, Default)]
-pub struct SharedBatch(Arc<RwLock<Vec<Vec<u8>>>>);
+pub struct SharedBatch(Arc<RwLock<Batch>>);
+
+#[derive(Debug, Default)]
+struct Batch {
+    queries: Vec<Vec<u8>>,
+    /// `Some(chunks)`: unit `i` is query `i / chunks` against chunk
+    /// `i % chunks`; `None`: unit `i` is chunk `i` against every query.
+    chunks_per_query: Option<usize>,
+}
+
+/// What one unit asks of a worker: a chunk of the plan against some of the
+/// batch's queries; the unit's result is its scores for each in turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// The chunk (or streamed part) of the plan.
+    pub chunk: usize,
+    /// The position in the batch of the first of `queries`.
+    pub first_query: usize,
+    /// The queries (residue codes).
+    pub queries: Vec<Vec<u8>>,
+}
+
+impl Task {
+    /// Each query with its position in the batch.
+    pub fn numbered(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        (self.first_query..).zip(self.queries.iter().map(|q| &q[..]))
+    }
+}
 
 impl SharedBatch {
-    /// The current batch's queries (residue codes).
-    pub fn get(&self) -> Vec<Vec<u8>> {
-        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    /// The task of `unit` in the current batch.
+    pub fn task(&self, unit: &Unit) -> Task {
+        let batch = self.0.read().unwrap_or_else(|p| p.into_inner());
+        let queries = batch.queries_of(unit.index);
+        Task {
+            chunk: batch
+                .chunks_per_query
+                .map_or(unit.index, |chunks| unit.index % chunks),
+            first_query: queries.start,
+            queries: batch.queries[queries].to_vec(),
+        }
     }
 
-    fn set(&self, queries: &[&[u8]]) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) =
-            queries.iter().map(|q| q.to_vec()).collect();
+    fn set(&self, queries: &[&[u8]], chunks_per_query: Option<usize>) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Batch {
+            queries: queries.iter().map(|q| q.to_vec()).collect(),
+            chunks_per_query,
+        };
+    }
+
+    fn queries_of(&self, unit_index: usize) -> Range<usize> {
+        self.0
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .queries_of(unit_index)
+    }
+}
+
+impl Batch {
+    /// Positions in the batch of the queries unit `index` is scored against.
+    fn queries_of(&self, index: usize) -> Range<usize> {
+        match self.chunks_per_query {
+            Some(chunks) => {
+                let k = (index / chunks.max(1)).min(self.queries.len());
+                k..(k + 1).min(self.queries.len())
+            }
+            None => 0..self.queries.len(),
+        }
     }
 }
 
@@ -60,22 +118,19 @@ pub struct GpuWorker {
 
 impl Worker for GpuWorker {
     fn name(&self) -> String {
-        format!(
-            "GPU {} ({})",
-            self.engine.info().ordinal,
-            self.engine.info().name
-        )
+        self.engine.info().label()
     }
 
     fn run_unit(&mut self, batch: usize, unit: &Unit) -> Result<Vec<i32>> {
+        let task = self.batch.task(unit);
         let mut scores = Vec::new();
-        for (k, query) in self.batch.get().iter().enumerate() {
+        for (k, query) in task.numbered() {
             if self.loaded != Some((batch, k)) {
                 self.engine.load_query(query)?;
                 self.loaded = Some((batch, k));
             }
-            self.engine.launch_chunk(unit.index)?;
-            scores.extend(self.engine.chunk_scores(unit.index)?);
+            self.engine.launch_chunk(task.chunk)?;
+            scores.extend(self.engine.chunk_scores(task.chunk)?);
         }
         Ok(scores)
     }
@@ -116,14 +171,15 @@ impl Worker for CpuWorker {
     }
 
     fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
-        let range = self.plan.get(unit.index).cloned().ok_or_else(|| {
-            Error::InvalidArgument(format!("chunk {} is not in the plan", unit.index))
+        let task = self.batch.task(unit);
+        let range = self.plan.get(task.chunk).cloned().ok_or_else(|| {
+            Error::InvalidArgument(format!("chunk {} is not in the plan", task.chunk))
         })?;
         let chunk = PackedChunk::pack(&self.db, range);
         let gaps: Gaps = self.scoring.gaps.kernel_gaps();
         let mut scores = Vec::new();
-        for query in self.batch.get() {
-            let profile = sequential_profile(&query, &self.scoring.matrix);
+        for query in &task.queries {
+            let profile = sequential_profile(query, &self.scoring.matrix);
             scores.extend(inter_sequence::score_chunk(&chunk, &profile, gaps));
         }
         Ok(scores)
@@ -131,24 +187,36 @@ impl Worker for CpuWorker {
 }
 
 /// Several workers searching one database together.
+///
+/// A resident database is asked a batch of queries at a time (one at a
+/// time under `weighted`, which re-weights after every query), one unit per
+/// (query, chunk) pair costed in cells, so that no device waits for the
+/// others at the end of each query: only the batch's last units can leave
+/// one idle. A streamed database ([`MultiEngine::streamed`]) has one unit
+/// per part, each covering the whole batch.
 pub struct MultiEngine<W: Worker> {
     dispatcher: Dispatcher<W>,
-    units: Vec<Unit>,
+    /// The plan's chunks (or parts), costed in residues.
+    chunks: Vec<Unit>,
     batch: SharedBatch,
     batch_len: usize,
+    /// Whether each unit is one (query, chunk) pair.
+    per_query: bool,
     batches_run: usize,
     sequences: usize,
+    /// Seconds each worker spent scoring, over every batch.
+    busy: Vec<f64>,
     warnings: Vec<String>,
     label: String,
 }
 
 impl<W: Worker> MultiEngine<W> {
-    /// An engine over `workers`, which must share `batch` and the chunk
-    /// plan that `units` were made from; it asks them one query at a time.
+    /// An engine over `workers` holding the whole database, which must share
+    /// `batch` and the chunk plan that `chunks` were made from.
     pub fn new(
         workers: Vec<W>,
         policy: Policy,
-        units: Vec<Unit>,
+        chunks: Vec<Unit>,
         batch: SharedBatch,
         sequences: usize,
     ) -> Result<MultiEngine<W>> {
@@ -159,10 +227,15 @@ impl<W: Worker> MultiEngine<W> {
             names.join(", ")
         );
         Ok(MultiEngine {
+            busy: vec![0.0; workers.len()],
             dispatcher: Dispatcher::new(workers, policy)?,
-            units,
+            chunks,
             batch,
-            batch_len: 1,
+            batch_len: match policy {
+                Policy::Weighted => 1,
+                Policy::Greedy | Policy::Dynamic => batch_len_for(sequences),
+            },
+            per_query: true,
             batches_run: 0,
             sequences,
             warnings: Vec::new(),
@@ -170,10 +243,12 @@ impl<W: Worker> MultiEngine<W> {
         })
     }
 
-    /// Asks the workers `batch_len` queries at a time (a streamed database:
-    /// each part uploaded once per batch); `note` says so in the description.
+    /// Asks the workers `batch_len` queries at a time, one unit per part for
+    /// the whole batch (a streamed database: each part uploaded once per
+    /// batch); `note` says so in the description.
     pub fn streamed(mut self, batch_len: usize, note: String) -> MultiEngine<W> {
         self.batch_len = batch_len.max(1);
+        self.per_query = false;
         self.label = format!("{}; {note}", self.label);
         self
     }
@@ -182,11 +257,34 @@ impl<W: Worker> MultiEngine<W> {
     pub fn dispatcher(&self) -> &Dispatcher<W> {
         &self.dispatcher
     }
+
+    /// The units of a batch of `queries`.
+    fn units(&self, queries: &[&[u8]]) -> Vec<Unit> {
+        if !self.per_query {
+            return self.chunks.clone();
+        }
+        let n = self.chunks.len();
+        queries
+            .iter()
+            .enumerate()
+            .flat_map(|(k, query)| {
+                self.chunks.iter().map(move |chunk| Unit {
+                    index: k * n + chunk.index,
+                    cost: chunk.cost * query.len() as u64,
+                })
+            })
+            .collect()
+    }
 }
 
 impl<W: Worker> Engine for MultiEngine<W> {
     fn description(&self) -> String {
-        self.label.clone()
+        let busy: Vec<String> = self.busy.iter().map(|s| format!("{s:.2}")).collect();
+        format!(
+            "{}; seconds busy per device: {}",
+            self.label,
+            busy.join(", ")
+        )
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
@@ -202,23 +300,30 @@ impl<W: Worker> Engine for MultiEngine<W> {
         if queries.is_empty() {
             return Ok(Vec::new());
         }
-        self.batch.set(queries);
-        let outcome = self.dispatcher.run_query(self.batches_run, &self.units)?;
+        self.batch
+            .set(queries, self.per_query.then_some(self.chunks.len()));
+        let outcome = self
+            .dispatcher
+            .run_query(self.batches_run, &self.units(queries))?;
         self.batches_run += 1;
         self.warnings.extend(outcome.warnings.iter().cloned());
-        // Each unit's scores hold the batch's queries one after another.
+        for (busy, stats) in self.busy.iter_mut().zip(&outcome.workers) {
+            *busy += stats.seconds;
+        }
+        // Each unit's scores hold its queries' one after another.
         let mut scores = vec![Vec::with_capacity(self.sequences); queries.len()];
-        for unit_scores in &outcome.scores {
-            if unit_scores.len() % queries.len() != 0 {
+        for (index, unit_scores) in outcome.scores.iter().enumerate() {
+            let of = self.batch.queries_of(index);
+            if of.is_empty() || unit_scores.len() % of.len() != 0 {
                 return Err(Error::InvalidArgument(format!(
-                    "internal error: a unit returned {} scores for {} queries",
+                    "internal error: unit {index} returned {} scores for {} queries",
                     unit_scores.len(),
-                    queries.len()
+                    of.len()
                 )));
             }
-            let per_query = unit_scores.len() / queries.len();
-            for (k, out) in scores.iter_mut().enumerate() {
-                out.extend_from_slice(&unit_scores[k * per_query..(k + 1) * per_query]);
+            let per_query = unit_scores.len() / of.len();
+            for (k, part) in of.zip(unit_scores.chunks(per_query.max(1))) {
+                scores[k].extend_from_slice(part);
             }
         }
         if let Some(bad) = scores.iter().find(|s| s.len() != self.sequences) {
@@ -234,6 +339,15 @@ impl<W: Worker> Engine for MultiEngine<W> {
     fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
     }
+}
+
+/// Score vectors a batch of queries may hold on the host (256 MiB).
+const BATCH_SCORE_BYTES: usize = 1 << 28;
+
+/// Queries per batch over a database of `sequences` sequences: as many as
+/// [`BATCH_SCORE_BYTES`] of scores allow.
+pub fn batch_len_for(sequences: usize) -> usize {
+    (BATCH_SCORE_BYTES / (4 * sequences.max(1))).max(1)
 }
 
 /// A plan of about [`CHUNKS_PER_DEVICE`] chunks per device within `limits`
@@ -296,9 +410,42 @@ pub fn open_gpus(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let units = units_from_chunks(db, &plan);
+    let chunks = units_from_chunks(db, &plan);
     Ok((
-        MultiEngine::new(workers, policy, units, batch, db.len())?,
+        MultiEngine::new(workers, policy, chunks, batch, db.len())?,
         upload_seconds,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_is_cut_per_query_or_per_part() {
+        let batch = SharedBatch::default();
+        let queries: [&[u8]; 3] = [&[1, 2], &[], &[3]];
+        let unit = |index| Unit { index, cost: 1 };
+        batch.set(&queries, Some(4));
+        let task = batch.task(&unit(6));
+        assert_eq!((task.chunk, task.first_query), (2, 1));
+        assert_eq!(task.queries, [Vec::<u8>::new()]);
+        let task = batch.task(&unit(11));
+        assert_eq!(task.numbered().collect::<Vec<_>>(), [(2, &[3u8][..])]);
+        assert_eq!(task.chunk, 3);
+        batch.set(&queries, None);
+        let task = batch.task(&unit(5));
+        assert_eq!(
+            (task.chunk, task.first_query, task.queries.len()),
+            (5, 0, 3)
+        );
+        assert_eq!(batch.queries_of(5), 0..3);
+    }
+
+    #[test]
+    fn batches_fit_the_score_budget() {
+        assert_eq!(batch_len_for(570_000), BATCH_SCORE_BYTES / (4 * 570_000));
+        assert_eq!(batch_len_for(usize::MAX / 8), 1);
+        assert_eq!(batch_len_for(0), BATCH_SCORE_BYTES / 4);
+    }
 }

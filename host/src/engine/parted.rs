@@ -29,22 +29,15 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::gpu::{EngineStream, GpuEngine, MAX_CHUNK_SEQUENCES, devices, plan_for, sorted_lengths};
-use super::multi::{MultiEngine, SharedBatch};
+use super::gpu::{
+    DeviceInfo, EngineStream, GpuEngine, MAX_CHUNK_SEQUENCES, devices, plan_for, sorted_lengths,
+};
+use super::multi::{MultiEngine, SharedBatch, batch_len_for};
 use super::{Engine, Kernel};
 use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
 use crate::dispatch::{Policy, Unit, Worker, units_from_chunks};
 use crate::error::Result;
 use crate::scoring::Scoring;
-
-/// Score vectors a search batch may hold on the host (256 MiB): the batch
-/// whose queries share each part's upload.
-const BATCH_SCORE_BYTES: usize = 1 << 28;
-
-/// Queries per batch for a streamed database of `sequences` sequences.
-fn streamed_batch_len(sequences: usize) -> usize {
-    (BATCH_SCORE_BYTES / (4 * sequences.max(1))).max(1)
-}
 
 /// Consecutive packed chunks of the sorted database, uploaded together.
 pub struct Part {
@@ -171,7 +164,7 @@ impl Engine for PartedGpuEngine {
     }
 
     fn batch_len(&self) -> usize {
-        streamed_batch_len(self.sequences)
+        batch_len_for(self.sequences)
     }
 
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
@@ -264,13 +257,13 @@ impl Worker for PartWorker {
     }
 
     fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
-        let queries = self.batch.get();
-        let queries: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
-        let part = &self.parts[unit.index];
+        let task = self.batch.task(unit);
+        let queries: Vec<&[u8]> = task.queries.iter().map(|q| &q[..]).collect();
+        let part = &self.parts[task.chunk];
         let (ordinal, scoring, kernel) = (self.ordinal, &self.scoring, self.kernel);
         let engine = self
             .resident
-            .get_or_upload(unit.index, part.device_bytes(), || {
+            .get_or_upload(task.chunk, part.device_bytes(), || {
                 part.open(ordinal, scoring, kernel, EngineStream::Default)
             })?;
         let mut flat = Vec::with_capacity(queries.len() * engine.positions().len());
@@ -304,9 +297,7 @@ pub fn open_streamed_gpus(
             name: present
                 .iter()
                 .find(|d| d.ordinal == ordinal)
-                .map_or(format!("GPU {ordinal}"), |d| {
-                    format!("GPU {ordinal} ({})", d.name)
-                }),
+                .map_or(format!("GPU {ordinal}"), DeviceInfo::label),
             parts: parts.clone(),
             scoring: scoring.clone(),
             kernel,
@@ -315,7 +306,7 @@ pub fn open_streamed_gpus(
         })
         .collect();
     let engine = MultiEngine::new(workers, policy, units, batch, db.len())?.streamed(
-        streamed_batch_len(db.len()),
+        batch_len_for(db.len()),
         format!(
             "database streamed in {} parts, kept on the GPUs while they fit",
             parts.len()

@@ -42,7 +42,7 @@ const MAX_WINDOW_PAIRS: usize = 1 << 20;
 
 /// Windows per GPU at least, when several share the work: enough for the
 /// longest-first schedule to even out the GPUs' finishing times.
-const WINDOWS_PER_DEVICE: usize = 4;
+const WINDOWS_PER_DEVICE: usize = 8;
 
 /// What [`align_pairs_gpu`] returns: the alignments, and where the time went.
 pub struct GpuAlignments {
@@ -224,10 +224,18 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     let started = Instant::now();
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
-    let devices = ordinals
-        .iter()
-        .map(|&o| DeviceTraceback::new(o, &residues, &matrix))
-        .collect::<Result<Vec<_>>>()?;
+    // Every GPU opens (context, module, sequences) at once.
+    let devices = std::thread::scope(|scope| {
+        let (residues, matrix) = (&residues, &matrix);
+        let opening: Vec<_> = ordinals
+            .iter()
+            .map(|&o| scope.spawn(move || DeviceTraceback::new(o, residues, matrix)))
+            .collect();
+        opening
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Result<Vec<_>>>()
+    })?;
     let budget = smallest_free_memory(ordinals)? / 2;
     let max_pairs = match ordinals.len() {
         1 => MAX_WINDOW_PAIRS,
