@@ -7,7 +7,7 @@
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
 # TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
 # WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts besides
-# the one-worker baseline, the policies).
+# the one-worker baseline, the policies), WARPSW, POLICIES, ALLPAIRS (scaling).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
@@ -196,27 +196,33 @@ step_dbsize() {
 step_scaling() {
     # Issue 5's and 6's tables on a machine with several GPUs: every policy
     # on 1, 2, 4 … GPUs (as many as there are), speedup and efficiency over
-    # one GPU, upload time apart, hits compared with the one-GPU run.
+    # one GPU, upload time apart, hits compared with the first one-GPU run.
+    # WARPSW names the binary (A/B runs: its table is scaling-NAME.md),
+    # POLICIES the policies, ALLPAIRS=0 skips the allpairs rows.
     synth_db
-    local gpus table="$out/scaling.md" mismatch=0
+    local bin=${WARPSW:-./warpsw} gpus mismatch=0 name ref="" table
+    name=$(basename "$bin")
+    table="$out/scaling.md"
+    [ "$name" = warpsw ] || table="$out/scaling-$name.md"
     gpus=$(nvidia-smi -L | wc -l)
-    echo "== scaling: 20 queries vs the 570k DB (10-1k), 1..$gpus GPUs, every --balance policy; allpairs on 4,000 sequences"
+    echo "== scaling: $bin, 20 queries vs the 570k DB (10-1k), 1..$gpus GPUs, every --balance policy; allpairs on 4,000 sequences"
     echo "| policy | GPUs | GCUPS | speedup | efficiency | upload s | seconds busy per GPU | hits == 1 GPU |" > "$table"
     echo "|---|---:|---:|---:|---:|---:|---|---|" >> "$table"
-    for policy in weighted greedy dynamic; do
+    for policy in ${POLICIES:-weighted greedy dynamic}; do
         local base=""
         for k in 1 2 4 8; do
             [ "$k" -le "$gpus" ] || break
-            local devices log="multi_${policy}_$k.log"
+            local devices log="multi_${name}_${policy}_$k.log" hits="hits_${name}_${policy}_$k.tsv"
             devices=$(seq -s, 0 $((k - 1)))
-            ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
-                --devices "$devices" --balance "$policy" -o "hits_${policy}_$k.tsv" 2>&1 | tee "$log"
+            "$bin" search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu \
+                --devices "$devices" --balance "$policy" -o "$hits" 2>&1 | tee "$log"
             local gcups upload busy same
             gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
             upload=$(grep -oE 'prepared/uploaded [0-9.]+' "$log" | tail -1 | cut -d' ' -f2)
             busy=$(grep -oE 'seconds busy per device: [0-9., ]+' "$log" | tail -1 | cut -d: -f2)
             [ -n "$base" ] || base=$gcups
-            if cmp -s "hits_${policy}_$k.tsv" "hits_${policy}_1.tsv" && cmp -s "hits_${policy}_1.tsv" hits_weighted_1.tsv; then
+            [ -n "$ref" ] || ref=$hits
+            if [ -s "$hits" ] && cmp -s "$hits" "$ref"; then
                 same=yes
             else
                 same=NO; mismatch=1
@@ -224,21 +230,23 @@ step_scaling() {
             echo "| $policy | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | $upload | ${busy:--} | $same |" >> "$table"
         done
     done
-    echo "| allpairs | GPUs | GCUPS with traceback | speedup | efficiency | | | GPU == 1 GPU |" >> "$table"
-    local base=""
-    for k in 1 2 4 8; do
-        [ "$k" -le "$gpus" ] || break
-        local log="tb_scaling_$k.log" gcups same
-        ./warpsw allpairs --input allvsall_sprot_4000_len100-500.fasta --mode local --matrix blosum50 \
-            --gap-open 8 --gap-extend 2 --device gpu --devices "$(seq -s, 0 $((k - 1)))" -o "tb_scaling_$k.tsv" 2>&1 | tee "$log"
-        gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
-        [ -n "$base" ] || base=$gcups
-        if cmp -s "tb_scaling_$k.tsv" tb_scaling_1.tsv; then same=yes; else same=NO; mismatch=1; fi
-        echo "| allpairs | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | | | $same |" >> "$table"
-    done
+    if [ "${ALLPAIRS:-1}" != 0 ]; then
+        echo "| allpairs | GPUs | GCUPS with traceback | speedup | efficiency | | | GPU == 1 GPU |" >> "$table"
+        local base=""
+        for k in 1 2 4 8; do
+            [ "$k" -le "$gpus" ] || break
+            local log="tb_scaling_${name}_$k.log" tsv="tb_scaling_${name}_$k.tsv" gcups same
+            "$bin" allpairs --input allvsall_sprot_4000_len100-500.fasta --mode local --matrix blosum50 \
+                --gap-open 8 --gap-extend 2 --device gpu --devices "$(seq -s, 0 $((k - 1)))" -o "$tsv" 2>&1 | tee "$log"
+            gcups=$(grep -oE '[0-9.]+ GCUPS' "$log" | tail -1 | cut -d' ' -f1)
+            [ -n "$base" ] || base=$gcups
+            if [ -s "$tsv" ] && cmp -s "$tsv" "tb_scaling_${name}_1.tsv"; then same=yes; else same=NO; mismatch=1; fi
+            echo "| allpairs | $k | $gcups | $(ratio "$gcups" "$base" 1) | $(ratio "$gcups" "$base" "$k") | | | $same |" >> "$table"
+        done
+    fi
     cat "$table"
     # An output that differs from one GPU's fails the step, not only its row.
-    if [ "$mismatch" = 0 ]; then ok scaling "table in scaling.md ($gpus GPUs)"; else fail scaling; fi
+    if [ "$mismatch" = 0 ]; then ok "scaling $name" "table in $(basename "$table") ($gpus GPUs)"; else fail "scaling $name"; fi
 }
 
 step_workers() {

@@ -23,13 +23,11 @@ use crate::scoring::Scoring;
 
 /// Chunks per device in a multi-device plan: enough for the policies to
 /// balance, few enough that each launch still fills a GPU. Chosen on the
-/// 570k synthetic database (benches/RESULTS.md runs 15-17): one H100 runs
-/// 2 GPUs' plan at 0.981 of its own speed with 2 chunks per GPU and at 0.959
-/// with 4, 4 GPUs' plan at 0.958 and 0.931; `dynamic` balances identical
-/// devices to 0.981 / 0.955 (2 / 4 devices) with 2 and 0.988 / 0.962 with 4
-/// (`host/examples/balance.rs`), so 2 per GPU projects 1.92x / 3.66x
-/// against 1.89x / 3.58x. Four would balance unequal GPUs better (0.992 vs
-/// 0.959 for speeds 1 and 0.8).
+/// 570k synthetic database (benches/RESULTS.md runs 15-18): one H100 runs
+/// 2 GPUs' plan at 0.98-0.99 of its own speed with 2 chunks per GPU and at
+/// 0.96 with 4, 4 GPUs' plan at 0.96-0.97 and 0.93. With the queries
+/// batched as (query, chunk) units there are plenty of units to balance
+/// either way: two H200s run `dynamic` at 1.96x one (run 20).
 pub const CHUNKS_PER_DEVICE: usize = 2;
 
 /// The batch of queries that the workers of a [`MultiEngine`] are asked
