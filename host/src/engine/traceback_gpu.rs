@@ -5,9 +5,9 @@
 //! algorithms with an efficient backtracking routine on multiple GPUs*, BMC
 //! Bioinformatics 12:181).
 //!
-//! The sequences and the matrix are uploaded once per GPU, while the pairs
-//! are planned into windows ([`plan_windows`]: largest first) whose buffers
-//! fit half of the smallest free memory of the GPUs (queried, not assumed), and
+//! The sequences and the matrix are uploaded once per GPU; the pairs are
+//! planned into windows ([`plan_windows`]: largest first) whose buffers fit
+//! half of the smallest free memory of the GPUs (queried, not assumed), and
 //! the windows are spread over the GPUs longest-processing-time first
 //! ([`run_lpt`], as the paper's task manager does). Per window the tasks are
 //! uploaded, kernel 1 and kernel 2 are launched in stream order and the
@@ -224,33 +224,24 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     let started = Instant::now();
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
-    let max_pairs = match ordinals.len() {
-        1 => MAX_WINDOW_PAIRS,
-        n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
-    };
-    // The GPUs open (context, kernels, sequences) while the host sorts the
-    // pairs into windows, whose budget is half the smallest free memory.
-    let (devices, planned) = std::thread::scope(|scope| {
+    // Every GPU opens (context, module, sequences) at once.
+    let devices = std::thread::scope(|scope| {
         let (residues, matrix) = (&residues, &matrix);
         let opening: Vec<_> = ordinals
             .iter()
             .map(|&o| scope.spawn(move || DeviceTraceback::new(o, residues, matrix)))
             .collect();
-        let planned = smallest_free_memory(ordinals).map(|free| {
-            let budget = free / 2;
-            (
-                budget,
-                plan_windows(residues, pairs, scoring, budget, max_pairs),
-            )
-        });
-        let devices = opening
+        opening
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect::<Result<Vec<_>>>();
-        (devices, planned)
-    });
-    let devices = devices?;
-    let (budget, (windows, beyond_limits)) = planned?;
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let budget = smallest_free_memory(ordinals)? / 2;
+    let max_pairs = match ordinals.len() {
+        1 => MAX_WINDOW_PAIRS,
+        n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
+    };
+    let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
     let setup_seconds = started.elapsed().as_secs_f64();
 
     let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
