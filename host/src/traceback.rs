@@ -664,13 +664,27 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
     let (windows, beyond) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
-    let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
+    let mut out = result_slots(pairs.len());
     align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
     for window in &windows {
         let output = run_window_cpu(&residues, &matrix, window, mode, scoring);
         store_window(window, &output, pairs, &residues, &mut out);
     }
-    out.into_iter()
+    filled(out)
+}
+
+/// One empty slot per pair, for [`store_window`] and
+/// [`align_beyond_limits`] to fill. Made in parallel, as [`filled`] empties
+/// them: for millions of pairs the slots take hundreds of megabytes, which
+/// one thread takes a good part of a second to write.
+pub fn result_slots(pairs: usize) -> Vec<Option<Result<Alignment>>> {
+    (0..pairs).into_par_iter().map(|_| None).collect()
+}
+
+/// The results in the slots of [`result_slots`], every one of them filled.
+pub fn filled(slots: Vec<Option<Result<Alignment>>>) -> Vec<Result<Alignment>> {
+    slots
+        .into_par_iter()
         .map(|r| r.expect("every pair is planned or refused"))
         .collect()
 }

@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
 use crate::traceback::{
-    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, align_beyond_limits, kernel_matrix,
-    kernel_mode, plan_windows, run_lpt, store_window,
+    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, align_beyond_limits, filled,
+    kernel_matrix, kernel_mode, plan_windows, result_slots, run_lpt, store_window,
 };
 
 /// Threads per block of both traceback kernels (the paper's 16 × 16).
@@ -244,7 +244,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
     let setup_seconds = started.elapsed().as_secs_f64();
 
-    let mut out: Vec<Option<Result<Alignment>>> = (0..pairs.len()).map(|_| None).collect();
+    let mut out = result_slots(pairs.len());
     // Pairs beyond the kernels' limits, and single pairs larger than the
     // GPUs' window memory, go to the checkpointed traceback on the CPU.
     let beyond: Vec<usize> = beyond_limits
@@ -293,10 +293,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     ran.into_iter().collect::<Result<Vec<()>>>()?;
     let times = times.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(GpuAlignments {
-        alignments: out
-            .into_iter()
-            .map(|r| r.expect("every pair is planned or refused"))
-            .collect(),
+        alignments: filled(out),
         windows: windows.len(),
         gpu_seconds: times.gpu,
         fill_seconds: times.fill,
