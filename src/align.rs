@@ -20,11 +20,27 @@ fn gpu_ordinals(devices: &str) -> anyhow::Result<Vec<usize>> {
     Ok(host::engine::gpu::select_devices(wanted)?)
 }
 
+/// Refuses a run of more pairs than the window plan can number (`u32`):
+/// they would not fit in memory anyway (16 bytes a pair before alignment).
+fn check_pair_count(pairs: u128, what: &str) -> anyhow::Result<()> {
+    if pairs > u128::from(u32::MAX) {
+        anyhow::bail!(
+            "{what} make {pairs} pairs; one run aligns at most {} pairs: split the input",
+            u32::MAX
+        );
+    }
+    Ok(())
+}
+
 /// `warpsw align`: every query against every target.
 pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
     let queries = read_fasta(&args.query).context("reading the queries (--query)")?;
     let targets = read_fasta(&args.target).context("reading the targets (--target)")?;
     let nq = queries.len();
+    check_pair_count(
+        nq as u128 * targets.len() as u128,
+        &format!("{nq} queries and {} targets", targets.len()),
+    )?;
     let pairs: Vec<(usize, usize)> = (0..nq)
         .flat_map(|q| (0..targets.len()).map(move |t| (q, nq + t)))
         .collect();
@@ -36,6 +52,10 @@ pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
 pub fn run_allpairs(args: AllpairsArgs) -> anyhow::Result<ExitCode> {
     let records = read_fasta(&args.input).context("reading the sequences (--input)")?;
     let n = records.len();
+    check_pair_count(
+        n as u128 * (n as u128).saturating_sub(1) / 2,
+        &format!("{n} sequences"),
+    )?;
     let pairs: Vec<(usize, usize)> = (0..n)
         .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
         .collect();
@@ -68,9 +88,14 @@ fn run(
         Some(ordinals) => {
             let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring)?;
             let engine = format!(
-                "GPU {ordinals:?}; {:.3} s setup, {} windows, {:.3} s in kernels and transfers ({:.3} s to the end of \
-                 the fill), {:.3} s building alignments beside them",
-                run.setup_seconds, run.windows, run.gpu_seconds, run.fill_seconds, run.host_seconds
+                "GPU {ordinals:?}; {:.3} s setup ({:.3} s planning the windows), {} windows, {:.3} s in kernels and \
+                 transfers ({:.3} s to the end of the fill), {:.3} s building alignments beside them",
+                run.setup_seconds,
+                run.plan_seconds,
+                run.windows,
+                run.gpu_seconds,
+                run.fill_seconds,
+                run.host_seconds
             );
             (run.alignments, engine)
         }

@@ -281,3 +281,28 @@ fn traceback_cli_reports_bad_input_clearly() {
         "{err}"
     );
 }
+
+/// More pairs than one run can number (`u32`) is refused up front, before
+/// any pair is made: 92,682 sequences make 4,294,930,221 pairs (fits),
+/// 92,683 make 4,295,022,903 (does not).
+#[test]
+fn traceback_cli_refuses_more_pairs_than_a_run_can_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..92_683).map(|k| format!(">s{k}\nA\n")).collect();
+    let input = write(dir.path(), "many.fa", &text);
+    let o = warpsw(&[
+        "allpairs",
+        "--input",
+        input.to_str().unwrap(),
+        "--mode",
+        "local",
+        "--device",
+        "cpu",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("92683 sequences make 4295022903 pairs") && err.contains("split the input"),
+        "{err}"
+    );
+}

@@ -62,6 +62,8 @@ pub struct GpuAlignments {
     /// Seconds before the first window: the GPUs' contexts and modules, the
     /// sequences' upload, the window plan.
     pub setup_seconds: f64,
+    /// Of `setup_seconds`, the part spent planning the windows.
+    pub plan_seconds: f64,
 }
 
 /// Time the GPUs spent on windows, added up over windows and GPUs.
@@ -241,7 +243,9 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         1 => MAX_WINDOW_PAIRS,
         n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),
     };
+    let planning = Instant::now();
     let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, max_pairs);
+    let plan_seconds = planning.elapsed().as_secs_f64();
     let setup_seconds = started.elapsed().as_secs_f64();
 
     let mut out = result_slots(pairs.len());
@@ -299,5 +303,6 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
         fill_seconds: times.fill,
         host_seconds,
         setup_seconds,
+        plan_seconds,
     })
 }
