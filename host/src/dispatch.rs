@@ -117,12 +117,13 @@ pub trait Worker: Send {
     /// The device's name for warnings and the run summary (e.g. "GPU 1 (NVIDIA H100)").
     fn name(&self) -> String;
 
-    /// The scores of `unit`'s sequences against query number `query`, in
-    /// sorted order. An error marks the device as failed.
-    fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>>;
+    /// The scores of `unit`'s sequences in round number `round` (for
+    /// example against the round's query), in sorted order. An error marks
+    /// the device as failed.
+    fn run_unit(&mut self, round: usize, unit: &Unit) -> Result<Vec<i32>>;
 }
 
-/// What one device did for one query.
+/// What one device did in one round.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkerStats {
     /// [`Worker::name`].
@@ -139,7 +140,7 @@ pub struct WorkerStats {
     pub failed: bool,
 }
 
-/// The result of [`Dispatcher::run_query`].
+/// The result of [`Dispatcher::run_round`].
 #[derive(Clone, Debug)]
 pub struct DispatchOutcome {
     /// Scores of each unit, indexed by [`Unit::index`].
@@ -178,8 +179,9 @@ struct Report {
     failure: Option<(Option<usize>, String)>,
 }
 
-/// Spreads each query's units over several [`Worker`]s by a [`Policy`],
-/// running the workers concurrently, one OS thread each.
+/// Spreads each round's units (a query's chunks, or a batch's) over several
+/// [`Worker`]s by a [`Policy`], running the workers concurrently, one OS
+/// thread each.
 pub struct Dispatcher<W: Worker> {
     workers: Vec<W>,
     policy: Policy,
@@ -264,7 +266,8 @@ impl<W: Worker> Dispatcher<W> {
         self.workers
     }
 
-    /// Scores every unit of query number `query` (passed through to
+    /// Scores every unit of round number `round` (one query's chunks, or a
+    /// batch of queries' units; the number is passed through to
     /// [`Worker::run_unit`]); then re-weights the workers by the speed each
     /// achieved.
     ///
@@ -272,7 +275,7 @@ impl<W: Worker> Dispatcher<W> {
     /// [`Error::InvalidArgument`] when the units' indices are not `0..n`;
     /// [`Error::AllDevicesFailed`] when every worker has failed (no partial
     /// result is ever returned).
-    pub fn run_query(&mut self, query: usize, units: &[Unit]) -> Result<DispatchOutcome> {
+    pub fn run_round(&mut self, round: usize, units: &[Unit]) -> Result<DispatchOutcome> {
         check_indices(units)?;
         if self.healthy() == 0 {
             return Err(self.all_failed());
@@ -300,7 +303,7 @@ impl<W: Worker> Dispatcher<W> {
                 return Err(self.all_failed());
             }
             let plan = plan(self.policy, units, &remaining, &self.weights, &healthy);
-            let reports = self.run_round(query, units, plan, &results);
+            let reports = self.run_plan(round, units, plan, &results);
             let mut any_failed = false;
             for (k, report) in reports.into_iter().enumerate() {
                 let s = &mut stats[k];
@@ -396,11 +399,12 @@ impl<W: Worker> Dispatcher<W> {
         }
     }
 
-    /// Runs one round of `plan`, one thread per worker with work; records
-    /// each finished unit's scores in `results`.
-    fn run_round(
+    /// Runs `plan` (all of a round's units, or those left after a failure),
+    /// one thread per worker with work; records each finished unit's scores
+    /// in `results`.
+    fn run_plan(
         &mut self,
-        query: usize,
+        round: usize,
         units: &[Unit],
         plan: Plan,
         results: &Mutex<Vec<Option<Vec<i32>>>>,
@@ -439,7 +443,7 @@ impl<W: Worker> Dispatcher<W> {
                             };
                             let unit = &units[position];
                             let started = Instant::now();
-                            let outcome = worker.run_unit(query, unit);
+                            let outcome = worker.run_unit(round, unit);
                             let seconds = started.elapsed().as_secs_f64();
                             match outcome {
                                 Ok(scores) => {
@@ -752,17 +756,17 @@ mod tests {
         let units = units(40);
         let (single, rig) = fakes(&[(0, Fault::None)]);
         let mut one = Dispatcher::new(single, Policy::Dynamic).unwrap();
-        let reference = one.run_query(0, &units).unwrap();
+        let reference = one.run_round(0, &units).unwrap();
         check_exactly_once(&rig, 0, &units, &reference);
         for policy in Policy::ALL {
             let (workers, rig) = fakes(&[(20, Fault::None), (60, Fault::None), (0, Fault::None)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
             for query in 0..2 {
-                let outcome = d.run_query(query, &units).unwrap();
+                let outcome = d.run_round(query, &units).unwrap();
                 assert!(outcome.warnings.is_empty());
                 check_exactly_once(&rig, query, &units, &outcome);
             }
-            let outcome = d.run_query(0, &units).unwrap();
+            let outcome = d.run_round(0, &units).unwrap();
             assert_eq!(outcome.scores, reference.scores, "{policy}");
             assert_eq!(outcome.concatenated(), reference.concatenated());
         }
@@ -781,7 +785,7 @@ mod tests {
                 let (workers, rig) =
                     fakes(&[(300, Fault::None), (300, fault.clone()), (300, Fault::None)]);
                 let mut d = Dispatcher::new(workers, policy).unwrap();
-                let outcome = d.run_query(0, &units).unwrap();
+                let outcome = d.run_round(0, &units).unwrap();
                 check_exactly_once(&rig, 0, &units, &outcome);
                 assert_eq!(outcome.warnings.len(), 1, "{policy}");
                 assert!(
@@ -797,7 +801,7 @@ mod tests {
                 assert!(d.failure(1).is_some());
                 // Not used for later queries.
                 let calls_before = rig.calls[1].load(Ordering::SeqCst);
-                let outcome = d.run_query(1, &units).unwrap();
+                let outcome = d.run_round(1, &units).unwrap();
                 check_exactly_once(&rig, 1, &units, &outcome);
                 assert!(outcome.warnings.is_empty());
                 assert_eq!(rig.calls[1].load(Ordering::SeqCst), calls_before);
@@ -812,13 +816,13 @@ mod tests {
         for policy in Policy::ALL {
             let (workers, _) = fakes(&[(0, Fault::After(1)), (0, Fault::Always)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
-            let err = d.run_query(0, &units).unwrap_err();
+            let err = d.run_round(0, &units).unwrap_err();
             let Error::AllDevicesFailed(m) = &err else {
                 panic!("{err}")
             };
             assert!(m.contains("fake GPU 0") && m.contains("fake GPU 1"), "{m}");
             assert!(matches!(
-                d.run_query(1, &units),
+                d.run_round(1, &units),
                 Err(Error::AllDevicesFailed(_))
             ));
         }
@@ -838,11 +842,11 @@ mod tests {
         };
         let (workers, rig) = fakes(&[(50, Fault::None), (200, Fault::None)]);
         let mut d = Dispatcher::new(workers, Policy::Weighted).unwrap();
-        let first = d.run_query(0, &units).unwrap();
+        let first = d.run_round(0, &units).unwrap();
         check_exactly_once(&rig, 0, &units, &first);
         assert!((share(&first) - 0.5).abs() < 1e-9, "equal split first");
         assert!(d.weights()[0] > 2.0 * d.weights()[1], "{:?}", d.weights());
-        let second = d.run_query(1, &units).unwrap();
+        let second = d.run_round(1, &units).unwrap();
         check_exactly_once(&rig, 1, &units, &second);
         assert!(
             share(&second) > 0.65,
@@ -858,8 +862,8 @@ mod tests {
         for policy in [Policy::Greedy, Policy::Dynamic] {
             let (workers, _) = fakes(&[(100, Fault::None), (800, Fault::None)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
-            d.run_query(0, &units).unwrap();
-            let o = d.run_query(1, &units).unwrap();
+            d.run_round(0, &units).unwrap();
+            let o = d.run_round(1, &units).unwrap();
             assert!(
                 o.workers[0].cost > 2 * o.workers[1].cost,
                 "{policy}: {:?}",
@@ -874,18 +878,18 @@ mod tests {
         let mut d = Dispatcher::new(workers, Policy::Greedy).unwrap();
         let dup = [Unit { index: 0, cost: 1 }, Unit { index: 0, cost: 1 }];
         assert!(matches!(
-            d.run_query(0, &dup),
+            d.run_round(0, &dup),
             Err(Error::InvalidArgument(_))
         ));
         let gap = [Unit { index: 1, cost: 1 }];
         assert!(matches!(
-            d.run_query(0, &gap),
+            d.run_round(0, &gap),
             Err(Error::InvalidArgument(_))
         ));
         assert!(d.set_weights(&[0.0]).is_err());
         assert!(d.set_weights(&[1.0, 2.0]).is_err());
         d.set_weights(&[3.0]).unwrap();
-        let empty = d.run_query(0, &[]).unwrap();
+        let empty = d.run_round(0, &[]).unwrap();
         assert!(empty.scores.is_empty());
         assert!(matches!(
             Dispatcher::<Fake>::new(Vec::new(), Policy::Weighted),

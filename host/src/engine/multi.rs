@@ -1,6 +1,6 @@
-//! Many devices as one engine: takes a query, returns every database
-//! sequence's score, the chunks spread over the devices by a
-//! [`crate::dispatch::Policy`].
+//! Many devices as one engine: takes a query or a batch of them, returns
+//! every database sequence's score for each, the work spread over the
+//! devices by a [`crate::dispatch::Policy`].
 //!
 //! Every device holds the whole database, cut by one shared chunk plan, so
 //! any chunk can run anywhere; the dispatcher decides who runs what, redoes
@@ -302,7 +302,7 @@ impl<W: Worker> Engine for MultiEngine<W> {
             .set(queries, self.per_query.then_some(self.chunks.len()));
         let outcome = self
             .dispatcher
-            .run_query(self.batches_run, &self.units(queries))?;
+            .run_round(self.batches_run, &self.units(queries))?;
         self.batches_run += 1;
         self.warnings.extend(outcome.warnings.iter().cloned());
         for (busy, stats) in self.busy.iter_mut().zip(&outcome.workers) {
