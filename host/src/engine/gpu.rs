@@ -318,6 +318,8 @@ pub struct GpuEngine {
     /// `auto`'s stages ([`Kernel::for_query`]).
     query_kernel: Option<Kernel>,
     upload_seconds: f64,
+    /// Of `upload_seconds`, the time spent packing chunks.
+    pack_seconds: f64,
 }
 
 impl GpuEngine {
@@ -398,14 +400,21 @@ impl GpuEngine {
             .max(1) as usize;
 
         let started = Instant::now();
-        let packed_chunks = chunks;
+        let mut packed_chunks = chunks.into_iter();
+        let mut pack_seconds = 0.0;
         let mut chunks = Vec::new();
         let mut row_buffer_pairs = 1;
         // A chunk of empty sequences has no words, and the driver refuses
         // empty allocations: such a chunk keeps one pad word.
         let pad_word = [u32::from_le_bytes([gpu_kernels::layout::PAD_CODE; 4])];
         let mut positions: Option<Range<usize>> = None;
-        for packed in packed_chunks {
+        loop {
+            // Chunks may be packed as they are asked for: timed apart.
+            let packing = Instant::now();
+            let Some(packed) = packed_chunks.next() else {
+                break;
+            };
+            pack_seconds += packing.elapsed().as_secs_f64();
             positions = match positions {
                 None => Some(packed.range.clone()),
                 Some(p) if p.end == packed.range.start => Some(p.start..packed.range.end),
@@ -461,6 +470,7 @@ impl GpuEngine {
             query: Vec::new(),
             query_kernel: None,
             upload_seconds,
+            pack_seconds,
         })
     }
 
@@ -869,12 +879,13 @@ fn vector_grid(lanes: usize, shared_mem_bytes: u32) -> LaunchConfig {
 impl Engine for GpuEngine {
     fn description(&self) -> String {
         format!(
-            "GPU {} ({}, sm_{}{}), kernel {}",
+            "GPU {} ({}, sm_{}{}), kernel {}; database packed in {:.2} s",
             self.info.ordinal,
             self.info.name,
             self.info.compute_capability.0,
             self.info.compute_capability.1,
-            self.kernel
+            self.kernel,
+            self.pack_seconds
         )
     }
 
