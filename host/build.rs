@@ -4,9 +4,11 @@
 //! `nvptx64-nvidia-cuda` target (DESIGN.md §2): a nested
 //! `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm`
 //! with its own target directory, so it neither deadlocks on the outer build's
-//! lock nor inherits host `RUSTFLAGS`. The PTX is baseline `sm_80` / PTX ISA
-//! 8.0: the driver JIT-compiles it for the GPU it runs on (Hopper included).
-//! Cargo reruns this script only when a kernel source changes.
+//! lock nor inherits host `RUSTFLAGS`. It runs twice: for baseline `sm_80`
+//! (`gpu_kernels.ptx`, which the driver JIT-compiles for any GPU from Ampere
+//! on) and for `sm_90` (`gpu_kernels_sm90.ptx`, loaded on Hopper and later:
+//! there rustc emits the packed 16-bit instructions that become DPX), both
+//! PTX ISA 8.0. Cargo reruns this script only when a kernel source changes.
 
 use std::env;
 use std::fs;
@@ -23,9 +25,21 @@ fn main() {
     );
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
-    let target_dir = out_dir.join("nvptx-target");
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for (arch, file) in [
+        ("sm_80", "gpu_kernels.ptx"),
+        ("sm_90", "gpu_kernels_sm90.ptx"),
+    ] {
+        let ptx = build_ptx(&manifest_dir, &out_dir.join(format!("nvptx-{arch}")), arch);
+        let dest = out_dir.join(file);
+        fs::copy(&ptx, &dest).unwrap_or_else(|e| fail(&format!("copying {}: {e}", ptx.display())));
+    }
+}
 
+/// Compiles the kernel crate for `arch` in `target_dir` (one per
+/// architecture, so that neither build invalidates the other) and returns
+/// the PTX file.
+fn build_ptx(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathBuf {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(manifest_dir.join(".."))
         .args([
@@ -39,12 +53,12 @@ fn main() {
             "-Zbuild-std=core",
             "--target-dir",
         ])
-        .arg(&target_dir)
+        .arg(target_dir)
         .args([
             "--",
             "--emit=asm",
             "-C",
-            "target-cpu=sm_80",
+            &format!("target-cpu={arch}"),
             "-C",
             "target-feature=+ptx80",
             // Debug sections in PTX are rejected by ptxas.
@@ -74,7 +88,7 @@ fn main() {
     });
     if !output.status.success() {
         fail(&format!(
-            "compiling gpu-kernels to PTX failed (nested `cargo rustc --target nvptx64-nvidia-cuda`).\n\
+            "compiling gpu-kernels to PTX for {arch} failed (nested `cargo rustc --target nvptx64-nvidia-cuda`).\n\
              It needs the pinned nightly with the rust-src component (see rust-toolchain.toml).\n\
              --- stderr ---\n{}",
             String::from_utf8_lossy(&output.stderr)
@@ -82,14 +96,12 @@ fn main() {
     }
 
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
-    let ptx = newest_ptx(&deps).unwrap_or_else(|| {
+    newest_ptx(&deps).unwrap_or_else(|| {
         fail(&format!(
             "the PTX build succeeded but no gpu_kernels-*.s is in {}",
             deps.display()
         ))
-    });
-    let dest = out_dir.join("gpu_kernels.ptx");
-    fs::copy(&ptx, &dest).unwrap_or_else(|e| fail(&format!("copying {}: {e}", ptx.display())));
+    })
 }
 
 /// The most recently written `gpu_kernels-*.s` (older hashes may linger).

@@ -6,7 +6,9 @@
 #
 #   scripts/codegen.sh [--arch sm_90] [--sass sw_partitioned_vl32_pl512]
 #
-# The driver JIT-compiles the same PTX on the GPU, so registers and spills
+# The PTX is the one the host loads for that architecture (the sm_80 build
+# before Hopper, the sm_90 build from it on). The driver JIT-compiles the
+# same PTX on the GPU, so registers and spills
 # match what `warpsw bench` reports there (checked on an H100: 148 registers
 # for sw_simt_i32 both ways). The tools go to .whl/ (git-ignored) once.
 set -euo pipefail
@@ -27,7 +29,12 @@ if [ ! -x "$bin/ptxas" ] || [ ! -x "$bin/nvdisasm" ]; then
 fi
 
 cargo build --release --quiet --bin warpsw
-ptx=$(ls -t target/release/build/host-*/out/gpu_kernels.ptx | head -1)
+# The build the driver loads for this architecture (host::engine::gpu::ptx_for).
+case "$arch" in
+    sm_[0-8]*) ptx_file=gpu_kernels.ptx ;;
+    *) ptx_file=gpu_kernels_sm90.ptx ;;
+esac
+ptx=$(ls -t target/release/build/host-*/out/$ptx_file | head -1)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -1,10 +1,10 @@
 //! Kernels under host emulation against the scalar reference, launched the way
 //! the GPU engine launches them (GPU-sized chunks, thread-interleaved layouts),
-//! and the CPU engine's inter-sequence form of the SIMT kernel on the same
-//! chunks.
+//! the 16-bit SIMT kernel with its 32-bit rescue, and the CPU engine's
+//! inter-sequence form of the SIMT kernel on the same chunks.
 
 use host::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
-use host::engine::cpu::run_simt_chunk;
+use host::engine::cpu::{run_simt_chunk, run_simt_i16x2_chunk};
 use host::engine::inter_sequence;
 use host::profile::sequential_profile;
 use host::reference::local_score;
@@ -16,9 +16,11 @@ use crate::hay;
 /// A way to score one packed chunk against a sequential profile.
 type ChunkKernel = fn(&PackedChunk, &[u32], gpu_kernels::recurrence::Gaps) -> Vec<i32>;
 
-/// `sw_simt_i32` emulated, and the CPU engine's inter-sequence SIMD form.
-const SIMT_KERNELS: [(&str, ChunkKernel); 2] = [
+/// `sw_simt_i32` and `sw_simt_i16x2` (with its rescue) emulated, and the
+/// CPU engine's inter-sequence SIMD form.
+const SIMT_KERNELS: [(&str, ChunkKernel); 3] = [
     ("sw_simt_i32", run_simt_chunk),
+    ("sw_simt_i16x2", run_simt_i16x2_chunk),
     ("inter-sequence", inter_sequence::score_chunk),
 ];
 
@@ -117,5 +119,37 @@ fn sw_simt_i32_with_extreme_gap_penalties() {
     );
     for (open, extend) in [(0, 0), (65_000, 536), (0, 65_536), (1000, 0)] {
         check_simt(&query, &db, &hay::blosum62(open, extend), 32);
+    }
+}
+
+/// Scores at the edge of 16 bits: exactly `SCORE_LIMIT` (kept by the 16-bit
+/// kernel), one above it and far above it (rescued in 32 bits), next to
+/// ordinary scores in the same thread's other half; chunks of odd and even
+/// sizes, so that a last thread with one sequence is covered too.
+#[test]
+fn sw_simt_i16x2_rescues_scores_beyond_16_bits() {
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    const W: u8 = 17; // BLOSUM62: W-W 11, A-A 4
+    const A: u8 = 0;
+    let scoring = hay::blosum62(11, 1);
+    let at_limit = [vec![W; 2964], vec![A; 9]].concat();
+    let above = [vec![W; 2967], vec![A; 1]].concat();
+    let self_score = |s: &[u8]| local_score(s, s, &scoring.matrix, scoring.gaps);
+    assert_eq!(self_score(&at_limit), SCORE_LIMIT);
+    assert_eq!(self_score(&above), SCORE_LIMIT + 1);
+    let mut rng = hay::rng(13);
+    let db = hay::database(vec![
+        above.clone(),
+        hay::random_codes(&mut rng, 2970, false),
+        at_limit.clone(),
+        vec![W; 7000],
+        hay::mutate(&mut rng, &above, 0.95),
+        vec![],
+        above.clone(),
+    ]);
+    for query in [&above, &at_limit, &vec![W; 7000]] {
+        for threads in [1, 2, 3, 4, 7] {
+            check_simt(query, &db, &scoring, threads);
+        }
     }
 }

@@ -2,26 +2,25 @@
 //! would refuse or that would run slowly.
 
 use host::engine::KERNELS;
-use host::engine::gpu::PTX;
+use host::engine::gpu::{PTX, PTX_SM90};
+
+/// Both builds of the kernels: baseline `sm_80` and Hopper's `sm_90`.
+const BUILDS: [(&str, &str); 2] = [("sm_80", PTX), ("sm_90", PTX_SM90)];
 
 #[test]
 fn ptx_declares_every_kernel_entry_point() {
-    for k in KERNELS {
-        assert!(
-            PTX.contains(&format!(".visible .entry {}(", k.symbol)),
-            "PTX has no entry point {}",
-            k.symbol
-        );
-    }
-}
-
-#[test]
-fn ptx_declares_the_traceback_kernels() {
-    for symbol in host::traceback::KERNEL_SYMBOLS {
-        assert!(
-            PTX.contains(&format!(".visible .entry {symbol}(")),
-            "PTX has no entry point {symbol}"
-        );
+    let symbols = KERNELS
+        .iter()
+        .map(|k| k.symbol)
+        .chain(["sw_simt_i16x2_rescue"])
+        .chain(host::traceback::KERNEL_SYMBOLS);
+    for symbol in symbols {
+        for (arch, ptx) in BUILDS {
+            assert!(
+                ptx.contains(&format!(".visible .entry {symbol}(")),
+                "{arch} PTX has no entry point {symbol}"
+            );
+        }
     }
 }
 
@@ -29,21 +28,51 @@ fn ptx_declares_the_traceback_kernels() {
 fn ptx_calls_no_external_function() {
     // A non-inlined call into another crate shows up as `.extern .func`,
     // which the driver cannot resolve.
-    assert!(
-        !PTX.contains(".extern .func"),
-        "PTX declares an external function"
-    );
+    for (arch, ptx) in BUILDS {
+        assert!(
+            !ptx.contains(".extern .func"),
+            "{arch} PTX declares an external function"
+        );
+    }
 }
 
 #[test]
 fn ptx_keeps_kernel_state_out_of_local_memory() {
     // Column state must stay in registers: a `.local` depot means an array
     // was not fully unrolled (see host/build.rs).
-    assert!(!PTX.contains(".local"), "PTX uses local memory");
+    for (arch, ptx) in BUILDS {
+        assert!(!ptx.contains(".local"), "{arch} PTX uses local memory");
+    }
 }
 
 #[test]
-fn ptx_targets_the_baseline_architecture() {
-    assert!(PTX.contains(".target sm_80"));
-    assert!(PTX.contains(".version 8.0"));
+fn ptx_targets_each_architecture() {
+    for (arch, ptx) in BUILDS {
+        assert!(ptx.contains(&format!(".target {arch}\n")), "{arch}");
+        assert!(ptx.contains(".version 8.0"), "{arch}");
+    }
+}
+
+/// On Hopper the 16-bit kernel's cells are packed instructions (DPX in the
+/// SASS), not pairs of 16-bit ones: LLVM splits a packed subtract, so the
+/// recurrence adds negated costs (`Score::minus`).
+#[test]
+fn sm90_ptx_packs_the_16_bit_kernel() {
+    let entry = PTX_SM90
+        .split(".visible .entry sw_simt_i16x2(")
+        .nth(1)
+        .expect("sm_90 PTX has sw_simt_i16x2");
+    let body = &entry[..entry.find("\n}").expect("the entry point ends")];
+    let count = |op: &str| body.matches(op).count();
+    assert!(
+        count("add.s16x2") >= 4 * 128,
+        "{} add.s16x2",
+        count("add.s16x2")
+    );
+    assert!(
+        count("max.s16x2") >= 3 * 128,
+        "{} max.s16x2",
+        count("max.s16x2")
+    );
+    assert_eq!(count("sub.s16"), 0, "16-bit subtracts");
 }

@@ -63,6 +63,39 @@ pub fn score_byte(word: u32, k: u32) -> i32 {
     ((word << (24 - 8 * k)) as i32) >> 24
 }
 
+/// Byte `k` of `low` and byte `k` of `high`, each a sign-extended score,
+/// as the two halves of an `i16x2` (the 16-bit SIMT kernel's two
+/// sequences). On the GPU one `prmt` (byte permute, sign-replicating).
+///
+/// ```
+/// let pair = gpu_kernels::layout::score_pair(0x00_80_05_00, 0x7f_00_fb_00, 1);
+/// assert_eq!(pair.to_array(), [5, -5]);
+/// ```
+#[inline(always)]
+pub fn score_pair(low: u32, high: u32, k: u32) -> core::simd::i16x2 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // Result bytes: low.k, its sign, high.k (byte 4 + k of {high, low}),
+        // its sign; a selector nibble with bit 3 set replicates the sign.
+        let selector = k | (k | 8) << 4 | (k + 4) << 8 | ((k + 4) | 8) << 12;
+        let pair: u32;
+        // SAFETY: `prmt.b32` only permutes register bytes.
+        unsafe {
+            core::arch::asm!(
+                "prmt.b32 {d}, {a}, {b}, {c};",
+                d = out(reg32) pair,
+                a = in(reg32) low,
+                b = in(reg32) high,
+                c = in(reg32) selector,
+                options(pure, nomem, nostack)
+            );
+        }
+        core::simd::i16x2::from_array([pair as i16, (pair >> 16) as i16])
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    core::simd::i16x2::from_array([score_byte(low, k) as i16, score_byte(high, k) as i16])
+}
+
 /// Byte `k` of `word` as a residue code.
 #[inline(always)]
 pub fn code_byte(word: u32, k: u32) -> u32 {

@@ -13,6 +13,8 @@
 //!   the host fills in and the kernels read.
 //! * [`warp`]: thread index, shuffles, votes — real on the GPU, emulated on the host.
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
+//! * [`simt_i16x2`]: the same with 16-bit scores, two database sequences
+//!   per thread (DPX on Hopper), out-of-range scores rescued in 32 bits.
 //! * [`parallelogram`]: NESW's warp-per-pair anti-diagonal kernel.
 //! * [`traceback`]: seed 003's fill and walk kernels (one thread per pair,
 //!   alignments with traceback).
@@ -30,6 +32,7 @@
         abi_ptx,
         stdarch_nvptx,
         link_llvm_intrinsics,
+        asm_experimental_arch,
         core_intrinsics,
         gpu_launch_sized_workgroup_mem,
         gpu_intrinsics
@@ -43,6 +46,7 @@ pub mod parallelogram;
 pub mod partitioned;
 pub mod recurrence;
 pub mod simt;
+pub mod simt_i16x2;
 pub mod striped;
 pub mod traceback;
 pub mod vector;

@@ -59,7 +59,7 @@ impl Gaps {
 /// ```
 #[inline(always)]
 pub fn gap_score<S: Score>(gap: S, h: S, g: Gaps) -> S {
-    max(gap - S::splat(g.extend), h - S::splat(g.first))
+    max(gap.minus(g.extend), h.minus(g.first))
 }
 
 /// The local-alignment H of a cell: `max(0, diag + sub, e, f)`.
@@ -151,6 +151,11 @@ pub trait Score: Copy + core::ops::Add<Output = Self> + core::ops::Sub<Output = 
     fn splat(x: i32) -> Self;
     /// The larger of `self` and `other`, lane by lane.
     fn max_score(self, other: Self) -> Self;
+    /// `self - cost` in every lane.
+    #[inline(always)]
+    fn minus(self, cost: i32) -> Self {
+        self - Self::splat(cost)
+    }
 }
 
 impl Score for i32 {
@@ -190,5 +195,27 @@ impl<const N: usize> Score for core::simd::Simd<i32, N> {
     #[inline(always)]
     fn max_score(self, other: Self) -> Self {
         core::simd::cmp::SimdOrd::simd_max(self, other)
+    }
+}
+
+/// Two 16-bit scores, one database sequence each: the 16-bit SIMT kernel's
+/// cells (`crate::simt_i16x2`). Adds and subtracts wrap; that kernel's
+/// range check makes sure none does.
+impl Score for core::simd::i16x2 {
+    #[inline(always)]
+    fn splat(x: i32) -> Self {
+        core::simd::i16x2::splat(x as i16)
+    }
+
+    #[inline(always)]
+    fn max_score(self, other: Self) -> Self {
+        core::simd::cmp::SimdOrd::simd_max(self, other)
+    }
+
+    /// An add of `-cost`: LLVM's NVPTX backend has a packed `add.s16x2` but
+    /// splits a packed subtract into two 16-bit ones.
+    #[inline(always)]
+    fn minus(self, cost: i32) -> Self {
+        self + <Self as Score>::splat(-cost)
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use gpu_kernels::layout::{NUM_CODES, PartitionedParams, SimtParams, StripedParams};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::vector::{HostVector, Vector};
-use gpu_kernels::{parallelogram, partitioned, simt, striped};
+use gpu_kernels::{parallelogram, partitioned, simt, simt_i16x2, striped};
 use rayon::prelude::*;
 
 use super::{Engine, Kernel, QueryProfile, inter_sequence};
@@ -81,6 +81,9 @@ impl Engine for CpuEngine {
                 (Kernel::Simt, QueryProfile::Sequential(words)) => {
                     inter_sequence::score_chunk(chunk, words, gaps)
                 }
+                (Kernel::SimtI16x2, QueryProfile::Sequential(words)) => {
+                    run_simt_i16x2_chunk(chunk, words, gaps)
+                }
                 (Kernel::Parallelogram { shared_memory }, QueryProfile::Sequential(words)) => {
                     run_parallelogram_chunk(chunk, words, gaps, shared_memory)
                 }
@@ -112,10 +115,36 @@ impl Engine for CpuEngine {
 ///
 /// `profile` must come from [`crate::profile::sequential_profile`].
 pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-    with_chunk_params(chunk, profile, gaps, |params, t| {
-        // SAFETY: `with_chunk_params` allocates the buffers `align_sequence`
-        // requires, and threads run one at a time.
-        unsafe { simt::align_sequence(params, t) }
+    with_chunk_params(chunk, profile, gaps, |params| {
+        for t in 0..params.threads {
+            // SAFETY: `with_chunk_params` allocates the buffers
+            // `align_sequence` requires, and threads run one at a time.
+            unsafe { simt::align_sequence(params, t) }
+        }
+    })
+}
+
+/// Runs `sw_simt_i16x2` and then `sw_simt_i16x2_rescue` over one chunk on
+/// the host, as the GPU engine launches them (or `sw_simt_i32` when the gap
+/// penalties do not fit 16 bits, as there).
+///
+/// `profile` must come from [`crate::profile::sequential_profile`].
+pub fn run_simt_i16x2_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    if !simt_i16x2::gaps_fit(gaps) {
+        return run_simt_chunk(chunk, profile, gaps);
+    }
+    with_chunk_params(chunk, profile, gaps, |params| {
+        // SAFETY: as for `run_simt_chunk` (the 16-bit kernel's row buffer is
+        // half of it); the gaps fit (checked above); the rescue runs after
+        // every pair, as the second launch does on the GPU.
+        unsafe {
+            for t in 0..params.threads.div_ceil(2) {
+                simt_i16x2::align_pair(params, t);
+            }
+            for t in 0..params.threads {
+                simt_i16x2::rescue_sequence(params, t);
+            }
+        }
     })
 }
 
@@ -129,32 +158,38 @@ pub fn run_parallelogram_chunk(
     gaps: Gaps,
     shared_memory: bool,
 ) -> Vec<i32> {
-    with_chunk_params(chunk, profile, gaps, |params, t| {
+    with_chunk_params(chunk, profile, gaps, |params| {
         type Warp = HostVector<{ parallelogram::BAND }>;
-        // SAFETY: as for `run_simt_chunk` (same parameter block); the slots
-        // are this emulated warp's own.
-        unsafe {
-            if shared_memory {
-                let mut slots = [0i32; 2 * parallelogram::BAND];
-                let mut handoff = parallelogram::SharedMemory::new(slots.as_mut_ptr());
-                parallelogram::align_sequence::<Warp, _>(params, t, &mut handoff)
-            } else {
-                parallelogram::align_sequence::<Warp, _>(params, t, &mut parallelogram::Shuffles)
+        for t in 0..params.threads {
+            // SAFETY: as for `run_simt_chunk` (same parameter block); the
+            // slots are this emulated warp's own.
+            unsafe {
+                if shared_memory {
+                    let mut slots = [0i32; 2 * parallelogram::BAND];
+                    let mut handoff = parallelogram::SharedMemory::new(slots.as_mut_ptr());
+                    parallelogram::align_sequence::<Warp, _>(params, t, &mut handoff)
+                } else {
+                    parallelogram::align_sequence::<Warp, _>(
+                        params,
+                        t,
+                        &mut parallelogram::Shuffles,
+                    )
+                }
             }
         }
     })
 }
 
 /// Allocates the buffers of a launch over `chunk` with the kernels' shared
-/// parameter block ([`SimtParams`]), calls `body` for every sequence in turn
-/// and returns the scores.
+/// parameter block ([`SimtParams`]), calls `launch` with it (which runs the
+/// launch's threads in turn) and returns the scores.
 ///
 /// `profile` must come from [`crate::profile::sequential_profile`].
 fn with_chunk_params(
     chunk: &PackedChunk,
     profile: &[u32],
     gaps: Gaps,
-    mut body: impl FnMut(&SimtParams, u32),
+    launch: impl FnOnce(&SimtParams),
 ) -> Vec<i32> {
     let threads = chunk.sequences();
     let query_words = profile.len() / NUM_CODES;
@@ -170,9 +205,7 @@ fn with_chunk_params(
         threads: threads as u32,
         gaps,
     };
-    for t in 0..threads as u32 {
-        body(&params, t);
-    }
+    launch(&params);
     scores
 }
 

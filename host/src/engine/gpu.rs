@@ -15,16 +15,32 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::layout::{NUM_CODES, PartitionedParams, StripedParams};
-use gpu_kernels::{parallelogram, simt};
+use gpu_kernels::{parallelogram, simt, simt_i16x2};
 
 use super::{Engine, Kernel, QueryProfile};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks, plan_chunks_split};
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
 
-/// The kernels' PTX, built by `host/build.rs` (baseline `sm_80`, JIT-compiled
-/// by the driver for the GPU it runs on).
+/// The kernels' PTX, built by `host/build.rs` for baseline `sm_80`: the
+/// driver JIT-compiles it for the GPU it runs on (Ampere and later).
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.ptx"));
+
+/// The same kernels built for `sm_90`, loaded on GPUs of compute capability
+/// 9.0 and up: there the 16-bit kernel's packed arithmetic is `add.s16x2` /
+/// `max.s16x2` (DPX in the SASS) instead of pairs of 16-bit instructions.
+pub const PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels_sm90.ptx"));
+
+/// The PTX for a GPU of compute capability `major.minor`.
+///
+/// ```
+/// use host::engine::gpu::{PTX, PTX_SM90, ptx_for};
+/// assert!(std::ptr::eq(ptx_for((8, 0)), PTX));
+/// assert!(std::ptr::eq(ptx_for((9, 0)), PTX_SM90));
+/// ```
+pub fn ptx_for((major, _minor): (i32, i32)) -> &'static str {
+    if major >= 9 { PTX_SM90 } else { PTX }
+}
 
 /// Threads per block of the SIMT kernel (CUDASW++ 2.0 found 256 best).
 const SIMT_BLOCK: u32 = 256;
@@ -117,9 +133,10 @@ pub(crate) fn gpu_error(
     }
 }
 
-/// GPU `ordinal`'s context and the kernels' module on it. The driver
-/// JIT-compiles the PTX once per process and device (about half a second
-/// on an H100); every engine and traceback run after the first reuses it.
+/// GPU `ordinal`'s context and the kernels' module on it ([`ptx_for`] its
+/// compute capability). The driver JIT-compiles the PTX once per process
+/// and device (about half a second on an H100); every engine and traceback
+/// run after the first reuses it.
 pub(crate) fn kernels_module(
     ordinal: usize,
     name: &str,
@@ -137,8 +154,11 @@ pub(crate) fn kernels_module(
     }
     let stage = |s| gpu_error(ordinal, name, s);
     let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+    let capability = ctx
+        .compute_capability()
+        .map_err(stage("reading attributes"))?;
     let module = ctx
-        .load_module(Ptx::from_src(PTX))
+        .load_module(Ptx::from_src(ptx_for(capability)))
         .map_err(stage("loading the kernels' PTX"))?;
     loaded.push((ordinal, ctx.clone(), module.clone()));
     Ok((ctx, module))
@@ -299,6 +319,8 @@ pub struct GpuEngine {
     stream: Arc<CudaStream>,
     /// Every KERNELS row's entry point, in KERNELS order.
     functions: Vec<(Kernel, CudaFunction)>,
+    /// `sw_simt_i16x2_rescue`, launched after `sw_simt_i16x2`.
+    rescue: CudaFunction,
     /// Streaming multiprocessors (sizes the striped kernels' persistent grid).
     sm_count: usize,
     chunks: Vec<DeviceChunk>,
@@ -392,6 +414,9 @@ impl GpuEngine {
                 Ok((k.kernel, f))
             })
             .collect::<Result<Vec<_>>>()?;
+        let rescue = module
+            .load_function("sw_simt_i16x2_rescue")
+            .map_err(stage("loading a kernel"))?;
         let sm_count = ctx
             .attribute(
                 cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
@@ -459,6 +484,7 @@ impl GpuEngine {
             ctx,
             stream,
             functions,
+            rescue,
             sm_count,
             chunks,
             row_buffer,
@@ -606,7 +632,7 @@ impl GpuEngine {
                     profile,
                     query_words,
                 },
-                kernel @ (Kernel::Simt | Kernel::Parallelogram { .. }),
+                kernel @ (Kernel::Simt | Kernel::SimtI16x2 | Kernel::Parallelogram { .. }),
             ) => self.launch_sequential(profile, *query_words, chunk, kernel),
             (DeviceQuery::Striped { profile, segments }, Kernel::Striped { vl }) => {
                 self.launch_striped(profile, *segments, vl as usize, chunk)
@@ -672,7 +698,8 @@ impl GpuEngine {
     }
 
     /// Launches a kernel that reads the sequential profile (`sw_simt_i32`,
-    /// `sw_parallelogram_*`; same arguments) on one chunk.
+    /// `sw_simt_i16x2` then its rescue, `sw_parallelogram_*`; same
+    /// arguments) on one chunk.
     fn launch_sequential(
         &self,
         profile: &CudaSlice<u32>,
@@ -687,49 +714,67 @@ impl GpuEngine {
                 && self.row_buffer.len() >= 2 * chunk.words_per_sequence * 4 * threads,
             chunk,
         )?;
+        let gaps = self.scoring.gaps.kernel_gaps();
+        // Gap penalties beyond 16 bits' range: the same profile, in 32 bits.
+        let kernel = match kernel {
+            Kernel::SimtI16x2 if !simt_i16x2::gaps_fit(gaps) => Kernel::Simt,
+            kernel => kernel,
+        };
         let (profile_ptr, _p) = profile.device_ptr(&self.stream);
         let ptrs = self.chunk_pointers(chunk, &self.row_buffer);
-        let cfg = match kernel {
-            // One thread per sequence.
-            Kernel::Simt => LaunchConfig {
-                grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
-                block_dim: (SIMT_BLOCK, 1, 1),
-                shared_mem_bytes: 0,
-            },
+        let one_thread_each = |threads: usize| LaunchConfig {
+            grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
+            block_dim: (SIMT_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (query_words, sequences) = (query_words as u32, threads as u32);
+        let launch = |function: &CudaFunction, cfg: LaunchConfig| {
+            let mut launch = self.stream.launch_builder(function);
+            // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
+            launch
+                .arg(&profile_ptr)
+                .arg(&ptrs.residues)
+                .arg(&ptrs.lengths)
+                .arg(&ptrs.buffer)
+                .arg(&ptrs.scores)
+                .arg(&query_words)
+                .arg(&sequences)
+                .arg(&gaps.first)
+                .arg(&gaps.extend);
+            // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` (and its
+            // rescue) and `sw_parallelogram_*` are checked above and by the
+            // configurations below (one thread per sequence, or per two
+            // sequences with gaps that fit 16 bits; blocks of whole warps,
+            // one warp per sequence, shared memory for every warp of the
+            // block for `_smem`): the profile has NUM_CODES * query_words
+            // words (a whole number of strips); residues, lengths, row
+            // buffer and scores have the sizes the chunk's thread count and
+            // width require; launches run in stream order, so the shared row
+            // buffer is never used by two launches at once and the rescue
+            // reads the scores the 16-bit kernel wrote.
+            unsafe { launch.launch(cfg) }
+                .map(drop)
+                .map_err(self.error("running the kernel"))
+        };
+        match kernel {
+            Kernel::Simt => launch(self.function(kernel), one_thread_each(threads)),
+            Kernel::SimtI16x2 => {
+                launch(self.function(kernel), one_thread_each(threads.div_ceil(2)))?;
+                launch(&self.rescue, one_thread_each(threads))
+            }
             // One warp per sequence; the shared-memory hand-off needs its
             // slots for every warp of the block.
             Kernel::Parallelogram {
                 shared_memory: true,
-            } => vector_grid(
-                threads * 32,
-                (VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP) as u32,
+            } => launch(
+                self.function(kernel),
+                vector_grid(
+                    threads * 32,
+                    (VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP) as u32,
+                ),
             ),
-            _ => vector_grid(threads * 32, 0),
-        };
-        let (query_words, threads) = (query_words as u32, threads as u32);
-        let gaps = self.scoring.gaps.kernel_gaps();
-        let mut launch = self.stream.launch_builder(self.function(kernel));
-        // The fields of `SimtParams`, in its order (see `sw_simt_i32` and
-        // `sw_parallelogram_shfl`).
-        launch
-            .arg(&profile_ptr)
-            .arg(&ptrs.residues)
-            .arg(&ptrs.lengths)
-            .arg(&ptrs.buffer)
-            .arg(&ptrs.scores)
-            .arg(&query_words)
-            .arg(&threads)
-            .arg(&gaps.first)
-            .arg(&gaps.extend);
-        // SAFETY: `sw_simt_i32`'s and `sw_parallelogram_*`'s duties are
-        // checked above (blocks of whole warps, one warp per sequence, shared
-        // memory for every warp of the block for `_smem`): the profile has
-        // NUM_CODES * query_words words (a whole number of strips); residues,
-        // lengths, row buffer and scores have the sizes the chunk's thread
-        // count and width require; launches run in stream order, so the
-        // shared row buffer is never used by two launches at once.
-        unsafe { launch.launch(cfg) }.map_err(self.error("running the kernel"))?;
-        Ok(())
+            _ => launch(self.function(kernel), vector_grid(threads * 32, 0)),
+        }
     }
 
     /// Vectors of the striped kernels' persistent grid for a chunk of

@@ -25,6 +25,12 @@ pub enum Kernel {
     /// Inter-task: one thread per database sequence (SW-CUDA, CUDASW++ 2.0
     /// optimized SIMT).
     Simt,
+    /// `Simt` with 16-bit scores, two database sequences per thread (one in
+    /// each half of a 32-bit register; DPX instructions on Hopper); scores
+    /// out of 16-bit range are rescored in 32 bits by a second launch. With
+    /// gap penalties beyond its range ([`gpu_kernels::simt_i16x2::gaps_fit`])
+    /// it runs as `Simt`.
+    SimtI16x2,
     /// CUDASW++ 2.0 basic vectorized: Farrar's striped algorithm on a vector
     /// of `vl` lanes (16 or 32) per database sequence, column in global memory.
     Striped {
@@ -97,6 +103,14 @@ pub const KERNELS: &[KernelInfo] = &[
         seed: "SW-CUDA (Manavski 2008), CUDASW++ 2.0 optimized SIMT (Liu 2010)",
         mapping: "one thread per database sequence, 32-row query strip in registers",
         score_bits: 32,
+    },
+    KernelInfo {
+        kernel: Kernel::SimtI16x2,
+        name: "simt-i16x2",
+        symbol: "sw_simt_i16x2",
+        seed: "SW-CUDA/CUDASW++ 2.0 SIMT with CUDASW++ 4.0's packed 16-bit scores (Schmidt 2024)",
+        mapping: "one thread per two database sequences (16-bit halves), 32-row query strip in registers; overflow rescored in 32 bits",
+        score_bits: 16,
     },
     KernelInfo {
         kernel: Kernel::Striped { vl: 32 },
@@ -315,7 +329,8 @@ fn unknown_kernel(name: &str) -> Error {
 
 /// A query profile in the layout one kernel reads.
 pub enum QueryProfile {
-    /// [`crate::profile::sequential_profile`]: `simt`, `parallelogram*`.
+    /// [`crate::profile::sequential_profile`]: `simt`, `simt-i16x2`,
+    /// `parallelogram*`.
     Sequential(Vec<u32>),
     /// [`crate::profile::striped_profile`]: `striped*`.
     Striped(Vec<i8>),
@@ -328,7 +343,7 @@ impl QueryProfile {
     pub fn new(kernel: Kernel, query: &[u8], matrix: &crate::matrix::ScoreMatrix) -> QueryProfile {
         use crate::profile::{partitioned_profile, sequential_profile, striped_profile};
         match kernel {
-            Kernel::Simt | Kernel::Parallelogram { .. } => {
+            Kernel::Simt | Kernel::SimtI16x2 | Kernel::Parallelogram { .. } => {
                 QueryProfile::Sequential(sequential_profile(query, matrix))
             }
             Kernel::Striped { vl } => {
