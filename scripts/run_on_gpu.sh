@@ -6,6 +6,7 @@
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
 # TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
+# DBSIZE_KERNELS (dbsize), LONG_KERNELS (long),
 # WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts besides
 # the one-worker baseline, the policies), WARPSW, POLICIES, ALLPAIRS (scaling).
 set -uo pipefail
@@ -73,14 +74,14 @@ step_bench() {
     echo "== bench: 20 queries vs synthdb.py --sequences 570000 --seed 1, BLOSUM62 10/1"
     bench "bench 570k 10-1k" bench570k.log --query queries.fasta --db synth570k.wsw \
         --gap-open 10 --gap-extend 1 --warmup "$warmup" --repeat "$repeat" \
-        --kernels "${KERNELS:-simt,partitioned-vl32-pl512,partitioned,parallelogram,auto}"
+        --kernels "${KERNELS:-simt,simt-i16x2,partitioned-vl32-pl512,partitioned,parallelogram,auto}"
 }
 
 step_uniprot() {
     echo "== every kernel on the 20,000-sequence UniProt DB, BLOSUM62 10/1"
     bench "uniprot20k 10-1k" uniprot.log --query queries.fasta --db uniprot20k.fasta.gz \
         --gap-open 10 --gap-extend 1 --warmup 1 --repeat "$repeat" \
-        --kernels simt,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto
+        --kernels simt,simt-i16x2,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto
 }
 
 step_gaps() {
@@ -131,7 +132,7 @@ open("queries_long_run.fasta", "w").write("".join(">" + r for r in keep))
 EOF
     local common=(--query queries_long_run.fasta --db synth570k_long.wsw --gap-open 10 --gap-extend 1 --warmup 0 --repeat 1)
     bench "long DB" long.log "${common[@]}" \
-        --kernels simt,partitioned-vl32-pl512,parallelogram,auto --auto-long parallelogram
+        --kernels "${LONG_KERNELS:-simt,simt-i16x2,partitioned-vl32-pl512,parallelogram,auto}" --auto-long parallelogram
     for threshold in 1024 2048 3072 4096 8192; do
         bench "long DB auto p512 t=$threshold" "long_t$threshold.log" "${common[@]}" \
             --kernels auto --auto-long partitioned-vl32-pl512 --auto-threshold "$threshold"
@@ -182,14 +183,16 @@ $(grep -oE '[0-9.]+ GCUPS' "so_$name.log" | tail -1) score only"
 }
 
 step_dbsize() {
-    # Where `auto`'s simt stage starts to pay (AUTO_MIN_SIMT_SEQUENCES, now
-    # 100,000): simt vs partitioned-vl32-pl512 vs auto on synthetic DBs of
-    # 25,000-400,000 sequences, 20 queries, 10-1k.
-    echo "== database size: simt vs partitioned-vl32-pl512 on 25k-400k synthetic sequences"
+    # Where `auto`'s first stage starts to pay (AUTO_MIN_SIMT_SEQUENCES, now
+    # 100,000): the one-thread kernels vs partitioned-vl32-pl512 vs auto on
+    # synthetic DBs of 25,000-400,000 sequences, 20 queries, 10-1k.
+    # DBSIZE_KERNELS overrides the kernels.
+    echo "== database size: one-thread kernels vs partitioned-vl32-pl512 on 25k-400k synthetic sequences"
     for n in 25000 50000 100000 200000 400000; do
         [ -f "synth$n.wsw" ] || { python3 synthdb.py --sequences "$n" --seed 3 > "synth$n.fa" && ./warpsw makedb "synth$n.fa" -o "synth$n.wsw"; }
         bench "synth $n 10-1k" "dbsize_$n.log" --query queries.fasta --db "synth$n.wsw" \
-            --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels simt,partitioned-vl32-pl512,auto
+            --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 \
+            --kernels "${DBSIZE_KERNELS:-simt-i16x2,partitioned-vl32-pl512,auto}"
     done
 }
 

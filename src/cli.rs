@@ -256,21 +256,22 @@ pub fn print_kernels() {
     let name = KERNELS.iter().map(|k| k.name.len()).max().unwrap_or(4);
     let symbol = KERNELS.iter().map(|k| k.symbol.len()).max().unwrap_or(6);
     println!(
-        "{:<name$}  {:<symbol$}  bits  mapping; seed",
+        "{:<name$}  {:<symbol$}   bits  mapping; seed",
         "name", "symbol"
     );
     for k in KERNELS {
         println!(
-            "{:<name$}  {:<symbol$}  {:>4}  {}; {}",
+            "{:<name$}  {:<symbol$}  {:>5}  {}; {}",
             k.name, k.symbol, k.score_bits, k.mapping, k.seed
         );
     }
     println!(
-        "{:<name$}  {:<symbol$}  {:>4}  simt up to --auto-threshold ({}) residues, --auto-long ({}) above; \
-         --auto-long throughout for queries of {}+ residues or when fewer than {} sequences are for simt (the default)",
+        "{:<name$}  {:<symbol$}  {:>5}  simt up to --auto-threshold ({}) residues (simt-i16x2 on GPUs from Hopper on, \
+         when the gap penalties fit 16 bits), --auto-long ({}) above; --auto-long throughout for queries of {}+ \
+         residues (first stage simt only) or when fewer than {} sequences are for the first stage (the default)",
         "auto",
         "-",
-        32,
+        "16/32",
         host::engine::DEFAULT_AUTO_THRESHOLD,
         host::engine::DEFAULT_AUTO_LONG,
         host::engine::AUTO_LONG_QUERY,

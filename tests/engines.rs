@@ -126,6 +126,7 @@ fn auto_parses_with_the_default_threshold_and_splits_by_length() {
         auto,
         Kernel::Auto {
             threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
+            short: "simt",
             long: host::engine::DEFAULT_AUTO_LONG,
         }
     );

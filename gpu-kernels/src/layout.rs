@@ -68,8 +68,11 @@ pub fn score_byte(word: u32, k: u32) -> i32 {
 /// sequences). On the GPU one `prmt` (byte permute, sign-replicating).
 ///
 /// ```
+/// # #![feature(portable_simd)]
 /// let pair = gpu_kernels::layout::score_pair(0x00_80_05_00, 0x7f_00_fb_00, 1);
 /// assert_eq!(pair.to_array(), [5, -5]);
+/// let pair = gpu_kernels::layout::score_pair(0x00_80_05_00, 0x7f_00_fb_00, 2);
+/// assert_eq!(pair.to_array(), [-128, 0]);
 /// ```
 #[inline(always)]
 pub fn score_pair(low: u32, high: u32, k: u32) -> core::simd::i16x2 {

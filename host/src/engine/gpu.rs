@@ -400,6 +400,7 @@ impl GpuEngine {
             .find(|d| d.ordinal == ordinal)
             .ok_or_else(|| Error::InvalidArgument(format!("there is no GPU {ordinal}")))?;
         let stage = |s| gpu_error(ordinal, &info.name, s);
+        let kernel = kernel.for_device(info.compute_capability, scoring.gaps.kernel_gaps());
         let (ctx, module) = kernels_module(ordinal, &info.name)?;
         let stream = match stream {
             EngineStream::Own => ctx.new_stream().map_err(stage("creating a stream"))?,

@@ -54,14 +54,18 @@ pub enum Kernel {
     },
     /// Two stages (CUDASW++'s inter-task and intra-task stages): chunks of
     /// sequences longer than `threshold` go to the warp kernel named `long`
-    /// (one warp per sequence), the rest to `simt` (one thread per sequence).
-    /// On GPUs `long` aligns every sequence for a long query
-    /// ([`Kernel::for_query`]) and for a database with few short sequences
-    /// ([`Kernel::for_database`]). Not a kernel of its own, so it has no
-    /// [`KERNELS`] row; build it with [`Kernel::auto`].
+    /// (one warp per sequence), the rest to the one-thread-per-sequence
+    /// kernel named `short`: `simt`, or `simt-i16x2` on GPUs from Hopper on
+    /// ([`Kernel::for_device`]). On GPUs `long` aligns every sequence for a
+    /// database with few short sequences ([`Kernel::for_database`]), and,
+    /// when `short` is `simt`, for a long query ([`Kernel::for_query`]). Not
+    /// a kernel of its own, so it has no [`KERNELS`] row; build it with
+    /// [`Kernel::auto`].
     Auto {
-        /// Longest sequence (residues) still aligned by `simt`.
+        /// Longest sequence (residues) still aligned by `short`.
         threshold: u32,
+        /// [`KERNELS`] name of the first stage's kernel.
+        short: &'static str,
         /// [`KERNELS`] name of the second stage's kernel.
         long: &'static str,
     },
@@ -190,7 +194,8 @@ pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 
 impl Kernel {
     /// `auto` with `simt` up to `threshold` residues and the [`KERNELS`]
-    /// kernel named `long` above.
+    /// kernel named `long` above (a GPU may then pick its own first stage,
+    /// [`Kernel::for_device`]).
     ///
     /// ```
     /// use host::engine::Kernel;
@@ -206,6 +211,7 @@ impl Kernel {
             .ok_or_else(|| unknown_kernel(long))?;
         Ok(Kernel::Auto {
             threshold,
+            short: "simt",
             long: info.name,
         })
     }
@@ -213,7 +219,7 @@ impl Kernel {
     /// This kernel's row of [`KERNELS`] (`Auto`: the row of its first stage).
     pub fn info(self) -> &'static KernelInfo {
         let kernel = match self {
-            Kernel::Auto { .. } => Kernel::Simt,
+            Kernel::Auto { short, .. } => named_stage(short),
             k => k,
         };
         KERNELS
@@ -225,7 +231,7 @@ impl Kernel {
     /// The kernels that run chunks: `Auto`'s two stages, else the kernel.
     pub fn stages(self) -> Vec<Kernel> {
         match self {
-            Kernel::Auto { long, .. } => vec![Kernel::Simt, long_stage(long)],
+            Kernel::Auto { short, long, .. } => vec![named_stage(short), named_stage(long)],
             k => vec![k],
         }
     }
@@ -233,18 +239,55 @@ impl Kernel {
     /// The kernel that runs every chunk for a query of `query_len` residues
     /// when that query skips `auto`'s `simt` stage ([`AUTO_LONG_QUERY`]);
     /// `None`: each chunk runs its own stage ([`Kernel::for_longest`]).
+    /// `simt-i16x2` as the first stage is never skipped: it was faster than
+    /// every warp kernel on every query (H100, benches/RESULTS.md run 26).
     ///
     /// ```
     /// use host::engine::Kernel;
     /// let auto = Kernel::auto(1024, "partitioned-vl32-pl512").unwrap();
     /// assert_eq!(auto.for_query(999), None);
     /// assert_eq!(auto.for_query(1000), Some(Kernel::Partitioned { vl: 32, pl: 512 }));
+    /// assert_eq!(auto.for_device((9, 0), gpu_kernels::recurrence::Gaps::new(11, 1)).for_query(1000), None);
     /// assert_eq!(Kernel::Simt.for_query(5000), None);
     /// ```
     pub fn for_query(self, query_len: usize) -> Option<Kernel> {
         match self {
-            Kernel::Auto { long, .. } if query_len >= AUTO_LONG_QUERY => Some(long_stage(long)),
+            Kernel::Auto { short, long, .. }
+                if query_len >= AUTO_LONG_QUERY && named_stage(short) == Kernel::Simt =>
+            {
+                Some(named_stage(long))
+            }
             _ => None,
+        }
+    }
+
+    /// The kernel to run on a GPU of compute capability `capability` with
+    /// gap penalties `gaps`: from Hopper (9.0) on, `auto`'s first stage is
+    /// `simt-i16x2` when the penalties fit its 16 bits (1.56× `simt` on an
+    /// H100, benches/RESULTS.md run 26; before Hopper the 16-bit kernel has
+    /// no packed instructions and is not measured); every other kernel is
+    /// itself.
+    ///
+    /// ```
+    /// use gpu_kernels::recurrence::Gaps;
+    /// use host::engine::Kernel;
+    /// let auto = Kernel::auto(1024, "partitioned-vl32-pl512").unwrap();
+    /// assert_eq!(auto.for_device((8, 0), Gaps::new(11, 1)).for_longest(100), Kernel::Simt);
+    /// let hopper = auto.for_device((9, 0), Gaps::new(11, 1));
+    /// assert_eq!(hopper.for_longest(100), Kernel::SimtI16x2);
+    /// assert_eq!(auto.for_device((9, 0), Gaps::new(60_000, 1)), auto);
+    /// assert_eq!(Kernel::Simt.for_device((9, 0), Gaps::new(11, 1)), Kernel::Simt);
+    /// ```
+    pub fn for_device(self, capability: (i32, i32), gaps: gpu_kernels::recurrence::Gaps) -> Kernel {
+        match self {
+            Kernel::Auto {
+                threshold, long, ..
+            } if capability.0 >= 9 && gpu_kernels::simt_i16x2::gaps_fit(gaps) => Kernel::Auto {
+                threshold,
+                short: "simt-i16x2",
+                long,
+            },
+            k => k,
         }
     }
 
@@ -253,12 +296,14 @@ impl Kernel {
     /// would go to `simt`; every other kernel is itself.
     pub fn for_database(self, db: &crate::db::Database) -> Kernel {
         match self {
-            Kernel::Auto { threshold, long } => {
+            Kernel::Auto {
+                threshold, long, ..
+            } => {
                 let short = (0..db.len())
                     .filter(|&i| db.length(i) <= threshold as usize)
                     .count();
                 if short < AUTO_MIN_SIMT_SEQUENCES {
-                    long_stage(long)
+                    named_stage(long)
                 } else {
                     self
                 }
@@ -279,8 +324,10 @@ impl Kernel {
     /// ```
     pub fn for_longest(self, longest: usize) -> Kernel {
         match self {
-            Kernel::Auto { threshold, long } if longest > threshold as usize => long_stage(long),
-            Kernel::Auto { .. } => Kernel::Simt,
+            Kernel::Auto {
+                threshold, long, ..
+            } if longest > threshold as usize => named_stage(long),
+            Kernel::Auto { short, .. } => named_stage(short),
             k => k,
         }
     }
@@ -289,11 +336,20 @@ impl Kernel {
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Kernel::Auto { threshold, long } => write!(
-                f,
-                "auto (simt up to {threshold} residues, {long} above; {long} throughout for queries of \
-                 {AUTO_LONG_QUERY}+ residues)"
-            ),
+            Kernel::Auto {
+                threshold,
+                short,
+                long,
+            } => {
+                write!(f, "auto ({short} up to {threshold} residues, {long} above")?;
+                if named_stage(*short) == Kernel::Simt {
+                    write!(
+                        f,
+                        "; {long} throughout for queries of {AUTO_LONG_QUERY}+ residues"
+                    )?;
+                }
+                f.write_str(")")
+            }
             k => f.write_str(k.info().name),
         }
     }
@@ -313,10 +369,10 @@ impl FromStr for Kernel {
     }
 }
 
-/// `auto`'s second stage, named by a `KERNELS` name that [`Kernel::auto`]
-/// checked.
-fn long_stage(long: &str) -> Kernel {
-    long.parse().expect("Kernel::auto checked the name")
+/// One of `auto`'s stages, named by a `KERNELS` name that [`Kernel::auto`]
+/// checked or [`Kernel::for_device`] chose.
+fn named_stage(name: &str) -> Kernel {
+    name.parse().expect("a KERNELS name")
 }
 
 fn unknown_kernel(name: &str) -> Error {
@@ -439,12 +495,20 @@ pub fn open(
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
         let ordinals = gpu::select_devices(wanted)?;
+        let capability = gpu::devices()?
+            .iter()
+            .filter(|d| ordinals.contains(&d.ordinal))
+            .map(|d| d.compute_capability)
+            .min()
+            .unwrap_or((0, 0));
+        let kernel = kernel.for_device(capability, scoring.gaps.kernel_gaps());
         let asked = kernel;
         let kernel = kernel.for_database(&db);
         let notice = (kernel != asked).then(|| {
             format!(
-                "kernel auto: fewer than {AUTO_MIN_SIMT_SEQUENCES} database sequences for its simt \
-                 stage, so {kernel} aligns them all"
+                "kernel auto: fewer than {AUTO_MIN_SIMT_SEQUENCES} database sequences for its {} \
+                 stage, so {kernel} aligns them all",
+                asked.info().name
             )
         });
         // The smallest GPU decides whether the database stays resident.
