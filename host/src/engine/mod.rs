@@ -342,7 +342,7 @@ impl fmt::Display for Kernel {
                 long,
             } => {
                 write!(f, "auto ({short} up to {threshold} residues, {long} above")?;
-                if named_stage(*short) == Kernel::Simt {
+                if named_stage(short) == Kernel::Simt {
                     write!(
                         f,
                         "; {long} throughout for queries of {AUTO_LONG_QUERY}+ residues"
