@@ -6,7 +6,7 @@
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
 # TEST_ARGS (tests), PARTED_BENCH (parted: also `bench` the streamed DB),
-# DBSIZE_KERNELS (dbsize), LONG_KERNELS (long),
+# DBSIZE_KERNELS, DBSIZE_SIZES (dbsize), LONG_KERNELS (long),
 # WARPSW, WORKERS, POLICIES (workers: the binary, the worker counts besides
 # the one-worker baseline, the policies), WARPSW, POLICIES, ALLPAIRS (scaling).
 set -uo pipefail
@@ -186,13 +186,17 @@ step_dbsize() {
     # Where `auto`'s first stage starts to pay (AUTO_MIN_SIMT_SEQUENCES, now
     # 100,000): the one-thread kernels vs partitioned-vl32-pl512 vs auto on
     # synthetic DBs of 25,000-400,000 sequences, 20 queries, 10-1k.
-    # DBSIZE_KERNELS overrides the kernels.
-    echo "== database size: one-thread kernels vs partitioned-vl32-pl512 on 25k-400k synthetic sequences"
-    for n in 25000 50000 100000 200000 400000; do
+    # Each size also times `auto` with its two stages whatever the size
+    # (--auto-min-sequences 0). DBSIZE_KERNELS and DBSIZE_SIZES override the
+    # kernels and the sizes.
+    echo "== database size: one-thread kernels vs partitioned-vl32-pl512 on synthetic databases"
+    for n in ${DBSIZE_SIZES:-25000 50000 100000 200000 400000}; do
         [ -f "synth$n.wsw" ] || { python3 synthdb.py --sequences "$n" --seed 3 > "synth$n.fa" && ./warpsw makedb "synth$n.fa" -o "synth$n.wsw"; }
-        bench "synth $n 10-1k" "dbsize_$n.log" --query queries.fasta --db "synth$n.wsw" \
-            --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 \
+        local common=(--query queries.fasta --db "synth$n.wsw" --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1)
+        bench "synth $n 10-1k" "dbsize_$n.log" "${common[@]}" \
             --kernels "${DBSIZE_KERNELS:-simt-i16x2,partitioned-vl32-pl512,auto}"
+        bench "synth $n 10-1k auto, two stages" "dbsize_${n}_two_stages.log" "${common[@]}" \
+            --kernels auto --auto-min-sequences 0
     done
 }
 

@@ -108,6 +108,11 @@ pub struct AutoArgs {
     /// With `auto`: the warp kernel for sequences above --auto-threshold.
     #[arg(long, default_value = host::engine::DEFAULT_AUTO_LONG)]
     pub auto_long: String,
+    /// With `auto` on GPUs: a database with fewer sequences up to
+    /// --auto-threshold than this is aligned by --auto-long alone (too few
+    /// threads to fill a GPU); 0 never skips the first stage.
+    #[arg(long, default_value_t = host::engine::AUTO_MIN_SIMT_SEQUENCES)]
+    pub auto_min_sequences: usize,
 }
 
 /// Where a search runs: shared by `search` and `bench`.
@@ -246,7 +251,8 @@ pub struct MakedbArgs {
 /// and `--auto-long`.
 pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<Kernel> {
     Ok(match name.parse::<Kernel>()? {
-        Kernel::Auto { .. } => Kernel::auto(auto.auto_threshold, &auto.auto_long)?,
+        Kernel::Auto { .. } => Kernel::auto(auto.auto_threshold, &auto.auto_long)?
+            .with_min_sequences(auto.auto_min_sequences),
         kernel => kernel,
     })
 }
@@ -268,7 +274,7 @@ pub fn print_kernels() {
     println!(
         "{:<name$}  {:<symbol$}  {:>5}  simt up to --auto-threshold ({}) residues (simt-i16x2 on GPUs from Hopper on, \
          when the gap penalties fit 16 bits), --auto-long ({}) above; --auto-long throughout for queries of {}+ \
-         residues (first stage simt only) or when fewer than {} sequences are for the first stage (the default)",
+         residues (first stage simt only) or when fewer than --auto-min-sequences ({}) sequences are for the first stage (the default)",
         "auto",
         "-",
         "16/32",

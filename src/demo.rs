@@ -134,6 +134,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         auto: crate::cli::AutoArgs {
             auto_threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
             auto_long: host::engine::DEFAULT_AUTO_LONG.into(),
+            auto_min_sequences: host::engine::AUTO_MIN_SIMT_SEQUENCES,
         },
         placement: PlacementArgs {
             device: args.device,

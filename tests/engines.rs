@@ -128,6 +128,7 @@ fn auto_parses_with_the_default_threshold_and_splits_by_length() {
             threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
             short: "simt",
             long: host::engine::DEFAULT_AUTO_LONG,
+            min_sequences: host::engine::AUTO_MIN_SIMT_SEQUENCES,
         }
     );
     assert_eq!(

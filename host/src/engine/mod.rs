@@ -66,6 +66,10 @@ pub enum Kernel {
         threshold: u32,
         /// [`KERNELS`] name of the first stage's kernel.
         short: &'static str,
+        /// A database with fewer sequences for the first stage runs the
+        /// second alone ([`Kernel::for_database`]; default
+        /// [`AUTO_MIN_SIMT_SEQUENCES`]).
+        min_sequences: usize,
         /// [`KERNELS`] name of the second stage's kernel.
         long: &'static str,
     },
@@ -213,7 +217,35 @@ impl Kernel {
             threshold,
             short: "simt",
             long: info.name,
+            min_sequences: AUTO_MIN_SIMT_SEQUENCES,
         })
+    }
+
+    /// `auto` whose database-size rule needs `min_sequences` sequences for
+    /// its first stage ([`Kernel::for_database`]; 0: never skip it); every
+    /// other kernel is itself.
+    ///
+    /// ```
+    /// use host::engine::Kernel;
+    /// let auto: Kernel = "auto".parse().unwrap();
+    /// assert!(matches!(auto.with_min_sequences(5), Kernel::Auto { min_sequences: 5, .. }));
+    /// assert_eq!(Kernel::Simt.with_min_sequences(5), Kernel::Simt);
+    /// ```
+    pub fn with_min_sequences(self, min_sequences: usize) -> Kernel {
+        match self {
+            Kernel::Auto {
+                threshold,
+                short,
+                long,
+                ..
+            } => Kernel::Auto {
+                threshold,
+                short,
+                long,
+                min_sequences,
+            },
+            k => k,
+        }
     }
 
     /// This kernel's row of [`KERNELS`] (`Auto`: the row of its first stage).
@@ -281,28 +313,35 @@ impl Kernel {
     pub fn for_device(self, capability: (i32, i32), gaps: gpu_kernels::recurrence::Gaps) -> Kernel {
         match self {
             Kernel::Auto {
-                threshold, long, ..
+                threshold,
+                long,
+                min_sequences,
+                ..
             } if capability.0 >= 9 && gpu_kernels::simt_i16x2::gaps_fit(gaps) => Kernel::Auto {
                 threshold,
                 short: "simt-i16x2",
                 long,
+                min_sequences,
             },
             k => k,
         }
     }
 
     /// The kernel to search `db` with on GPUs: `auto` becomes its second
-    /// stage alone when fewer than [`AUTO_MIN_SIMT_SEQUENCES`] sequences
-    /// would go to `simt`; every other kernel is itself.
+    /// stage alone when fewer than its `min_sequences` sequences would go to
+    /// its first stage; every other kernel is itself.
     pub fn for_database(self, db: &crate::db::Database) -> Kernel {
         match self {
             Kernel::Auto {
-                threshold, long, ..
+                threshold,
+                long,
+                min_sequences,
+                ..
             } => {
                 let short = (0..db.len())
                     .filter(|&i| db.length(i) <= threshold as usize)
                     .count();
-                if short < AUTO_MIN_SIMT_SEQUENCES {
+                if short < min_sequences {
                     named_stage(long)
                 } else {
                     self
@@ -340,6 +379,7 @@ impl fmt::Display for Kernel {
                 threshold,
                 short,
                 long,
+                ..
             } => {
                 write!(f, "auto ({short} up to {threshold} residues, {long} above")?;
                 if named_stage(short) == Kernel::Simt {
@@ -504,13 +544,14 @@ pub fn open(
         let kernel = kernel.for_device(capability, scoring.gaps.kernel_gaps());
         let asked = kernel;
         let kernel = kernel.for_database(&db);
-        let notice = (kernel != asked).then(|| {
-            format!(
-                "kernel auto: fewer than {AUTO_MIN_SIMT_SEQUENCES} database sequences for its {} \
-                 stage, so {kernel} aligns them all",
+        let notice = match asked {
+            Kernel::Auto { min_sequences, .. } if kernel != asked => Some(format!(
+                "kernel auto: fewer than {min_sequences} database sequences for its {} stage, \
+                 so {kernel} aligns them all",
                 asked.info().name
-            )
-        });
+            )),
+            _ => None,
+        };
         // The smallest GPU decides whether the database stays resident.
         let free = gpu::smallest_free_memory(&ordinals)?;
         let fits = gpu::database_fits(&db, free);
@@ -581,6 +622,8 @@ mod tests {
             long
         );
         assert_eq!(auto.for_database(&database(AUTO_MIN_SIMT_SEQUENCES)), auto);
+        let always = auto.with_min_sequences(0);
+        assert_eq!(always.for_database(&database(0)), always);
         assert_eq!(Kernel::Simt.for_database(&database(10)), Kernel::Simt);
     }
 }
