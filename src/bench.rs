@@ -102,7 +102,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 if let Some(f) = csv.as_mut() {
                     writeln!(
                         f,
-                        "\"{device}\",\"{kernel}\",{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        "\"{device}\",\"{}\",{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        column(kernel),
                         args.scoring.gap_open,
                         args.scoring.gap_extend,
                         q.id,
@@ -150,6 +151,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A kernel's column in the table and the CSV: its name (`auto` as such:
+/// the engine's description, printed when it opens, gives the stages it
+/// runs on this device).
+fn column(kernel: Kernel) -> String {
+    match kernel {
+        Kernel::Auto { .. } => "auto".into(),
+        kernel => kernel.to_string(),
+    }
+}
+
 fn print_table(
     rows: &[Row],
     kernels: &[Kernel],
@@ -161,7 +172,7 @@ fn print_table(
     let short = |id: &str| id.split('|').nth(1).unwrap_or(id).to_string();
     print!("{:<14} {:>6}", "query", "length");
     for k in kernels {
-        print!(" {:>14}", format!("{k} GCUPS"));
+        print!(" {:>14}", format!("{} GCUPS", column(*k)));
     }
     println!();
     for q in queries {

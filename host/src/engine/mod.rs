@@ -76,10 +76,11 @@ pub enum Kernel {
 }
 
 /// `--auto-threshold`'s default, chosen by measurement (benches/RESULTS.md,
-/// H100, 2026-11-23): on the 570k synthetic database plus 200 sequences of
+/// H100): on the 570k synthetic database plus 200 sequences of
 /// 20,000–35,000 residues, thresholds 1024, 2048, 3072, 4096 and 8192 gave
-/// 1049, 1026, 1010, 1010 and 1012 GCUPS with `partitioned-vl32-pl512` as
-/// the second stage.
+/// 1049, 1026, 1010, 1010 and 1012 GCUPS with `simt` as the first stage
+/// (2026-11-23) and 1730, 1719, 1532, 1531 and 1530 with `simt-i16x2`
+/// (run 27, 2026-11-25), `partitioned-vl32-pl512` as the second.
 pub const DEFAULT_AUTO_THRESHOLD: u32 = 1024;
 
 /// What `warpsw kernels` lists about a kernel variant.
@@ -180,20 +181,25 @@ pub const KERNELS: &[KernelInfo] = &[
 pub const DEFAULT_AUTO_LONG: &str = "partitioned-vl32-pl512";
 
 /// Queries of at least this many residues run `auto`'s second stage on
-/// every database sequence. Measured (H100, the 570k synthetic database,
+/// every database sequence when its first stage is `simt` (not
+/// `simt-i16x2`, faster on every query, run 26). Measured (H100, the 570k synthetic database,
 /// 10-1k, benches/RESULTS.md run 8): `partitioned-vl32-pl512` beat `simt` on
 /// 10 of the 11 standard queries of 1000 residues and more (1498 against
 /// 1423 GCUPS over them, 0.98× on the eleventh), while `simt` led on every
 /// shorter one but one (0.44× at 144 residues, 0.93× at 850).
 pub const AUTO_LONG_QUERY: usize = 1000;
 
-/// A database with fewer sequences than this in `auto`'s `simt` stage runs
-/// the second stage on every sequence: one thread per sequence leaves most
-/// of a GPU idle (an H100 holds about 55,000 `simt` threads at once).
-/// Swept on the H100 (synthetic databases, 20 queries, 10-1k,
-/// benches/RESULTS.md run 14): `partitioned-vl32-pl512` alone beats `simt`
-/// overall up to 100,000 sequences (1447 against 888 GCUPS there), the two
-/// stages beat it from 200,000 on (1470 against 1445).
+/// A database with fewer sequences than this in `auto`'s first stage runs
+/// the second stage on every sequence (`--auto-min-sequences` changes it):
+/// one thread per sequence (or two) leaves most of a GPU idle (an H100
+/// holds about 55,000 `simt` threads at once). Swept on the H100
+/// (synthetic databases, 20 queries, 10-1k, benches/RESULTS.md):
+/// `partitioned-vl32-pl512` alone beats `simt` overall up to 100,000
+/// sequences (1447 against 888 GCUPS there), the two stages beat it from
+/// 200,000 on (1470 against 1445; run 14); with `simt-i16x2` as the first
+/// stage the two stages give 419, 753, 1372, 1888 and 2339 GCUPS at 25,000,
+/// 50,000, 100,000, 150,000 and 200,000 sequences against 1430–1463 for
+/// `partitioned-vl32-pl512` alone (runs 27–28).
 pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 
 impl Kernel {
