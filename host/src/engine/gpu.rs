@@ -623,7 +623,7 @@ impl GpuEngine {
         let chunk = &self.chunks[k];
         let stage = self
             .query_kernel
-            .unwrap_or_else(|| self.kernel.for_longest(chunk.longest));
+            .unwrap_or_else(|| self.kernel.for_chunk(chunk.longest, chunk.range.len()));
         let Some((_, query)) = self.query.iter().find(|(k, _)| *k == stage) else {
             return Ok(()); // no query loaded, or an empty one
         };

@@ -202,6 +202,15 @@ pub const AUTO_LONG_QUERY: usize = 1000;
 /// `partitioned-vl32-pl512` alone (runs 27–28).
 pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 
+/// A chunk with fewer sequences than this runs `auto`'s second stage on a
+/// GPU ([`Kernel::for_chunk`]): a database streamed in parts under
+/// `--gpu-memory 256MiB` is cut into chunks of about 10,000 sequences, on
+/// which `simt-i16x2` (5,000 threads) left the H100 idle: 422 GCUPS
+/// against 1,023 with `partitioned-vl32-pl512` taking the long queries
+/// (benches/RESULTS.md runs 11 and 29). A resident database's chunks hold
+/// up to 262,144 sequences.
+pub const AUTO_MIN_CHUNK_SEQUENCES: usize = 20_000;
+
 impl Kernel {
     /// `auto` with `simt` up to `threshold` residues and the [`KERNELS`]
     /// kernel named `long` above (a GPU may then pick its own first stage,
@@ -354,6 +363,27 @@ impl Kernel {
                 }
             }
             k => k,
+        }
+    }
+
+    /// The kernel that runs a chunk of `sequences` sequences whose longest
+    /// has `longest` residues on a GPU: [`Kernel::for_longest`], except that
+    /// `Auto` gives a chunk of fewer than [`AUTO_MIN_CHUNK_SEQUENCES`] to
+    /// its second stage (too few threads for the first: a database streamed
+    /// in small parts).
+    ///
+    /// ```
+    /// use host::engine::{AUTO_MIN_CHUNK_SEQUENCES, Kernel};
+    /// let auto = Kernel::auto(100, "partitioned-vl32-pl512").unwrap();
+    /// let long = Kernel::Partitioned { vl: 32, pl: 512 };
+    /// assert_eq!(auto.for_chunk(100, AUTO_MIN_CHUNK_SEQUENCES), Kernel::Simt);
+    /// assert_eq!(auto.for_chunk(100, AUTO_MIN_CHUNK_SEQUENCES - 1), long);
+    /// assert_eq!(Kernel::Simt.for_chunk(100, 1), Kernel::Simt);
+    /// ```
+    pub fn for_chunk(self, longest: usize, sequences: usize) -> Kernel {
+        match self {
+            Kernel::Auto { long, .. } if sequences < AUTO_MIN_CHUNK_SEQUENCES => named_stage(long),
+            k => k.for_longest(longest),
         }
     }
 
