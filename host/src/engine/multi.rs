@@ -23,12 +23,16 @@ use crate::scoring::Scoring;
 
 /// Chunks per device in a multi-device plan: enough for the policies to
 /// balance, few enough that each launch still fills a GPU. Chosen on the
-/// 570k synthetic database (benches/RESULTS.md runs 15-18): one H100 runs
-/// 2 GPUs' plan at 0.98-0.99 of its own speed with 2 chunks per GPU and at
-/// 0.96 with 4, 4 GPUs' plan at 0.96-0.97 and 0.93. With the queries
-/// batched as (query, chunk) units there are plenty of units to balance
-/// either way: two H200s run `dynamic` at 1.96x one (run 20).
-pub const CHUNKS_PER_DEVICE: usize = 2;
+/// 570k synthetic database (benches/RESULTS.md): with `simt` as `auto`'s
+/// first stage one H100 ran 2 GPUs' plan at 0.98-0.99 of its own speed
+/// with 2 chunks per GPU and at 0.96 with 4, 4 GPUs' plan at 0.96-0.97 and
+/// 0.93 (runs 15-18); `simt-i16x2` aligns two sequences per thread, so a
+/// chunk needs twice the sequences to fill the GPU: 0.85 / 0.71 with 2
+/// chunks per GPU, 1.01 / 0.85 with 1 (run 30). With the queries batched
+/// as (query, chunk) units there are plenty of units to balance either way
+/// (simulated `dynamic` with one chunk per GPU: 0.995 / 0.990 of ideal on
+/// 2 / 4 devices, run 21).
+pub const CHUNKS_PER_DEVICE: usize = 1;
 
 /// The batch of queries that the workers of a [`MultiEngine`] are asked
 /// about, and how it is cut into units: one unit per (query, chunk) pair
