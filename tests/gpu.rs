@@ -237,6 +237,30 @@ impl WorkersFixture {
     fn batch(&self) -> Vec<&[u8]> {
         self.queries.iter().map(|q| &q[..]).collect()
     }
+
+    /// `workers` (several on GPU 0, balanced by `policy`) against the one
+    /// engine: each query alone when `one_at_a_time`, then the whole batch
+    /// `batches` times (a streamed engine finds parts resident the second
+    /// time), with no warning.
+    fn check(
+        &self,
+        workers: &mut dyn Engine,
+        policy: host::dispatch::Policy,
+        one_at_a_time: bool,
+        batches: usize,
+    ) {
+        if one_at_a_time {
+            for (q, want) in self.queries.iter().zip(&self.want) {
+                let got = workers.score_all(q).expect("the workers run");
+                assert_eq!(&got, want, "{policy}");
+            }
+        }
+        for _ in 0..batches {
+            let got = workers.score_batch(&self.batch()).expect("the workers run");
+            assert_eq!(got, self.want, "{policy}");
+        }
+        assert!(workers.take_warnings().is_empty(), "{policy}");
+    }
 }
 
 /// The multi-GPU path on real hardware with the one GPU these machines have:
@@ -254,19 +278,7 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
     for policy in Policy::ALL {
         let (mut two, _) = open_gpus(&[0, 0], &f.db, &f.scoring, f.kernel, policy, free)
             .expect("two workers open");
-        for (q, want) in f.queries.iter().zip(&f.want) {
-            assert_eq!(
-                &two.score_all(q).expect("the workers run"),
-                want,
-                "{policy}"
-            );
-        }
-        assert_eq!(
-            two.score_batch(&f.batch()).expect("the workers run"),
-            f.want,
-            "{policy}"
-        );
-        assert!(two.take_warnings().is_empty(), "{policy}");
+        f.check(&mut two, policy, true, 1);
     }
 }
 
@@ -288,15 +300,7 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
             "{}",
             two.description()
         );
-        // Twice: the second batch finds parts resident.
-        for _ in 0..2 {
-            assert_eq!(
-                two.score_batch(&f.batch()).expect("the workers run"),
-                f.want,
-                "{policy}"
-            );
-        }
-        assert!(two.take_warnings().is_empty(), "{policy}");
+        f.check(&mut two, policy, false, 2);
     }
 }
 
