@@ -105,18 +105,34 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
 }
 
 /// The GPUs to use: every one present (`None`), or those listed, each
-/// checked to exist.
+/// checked to exist, with what the driver reports of each.
+pub fn selected_devices(wanted: Option<Vec<usize>>) -> Result<Vec<DeviceInfo>> {
+    let present = devices()?;
+    let Some(list) = wanted else {
+        return Ok(present);
+    };
+    list.iter()
+        .map(|&ordinal| {
+            present
+                .iter()
+                .find(|d| d.ordinal == ordinal)
+                .cloned()
+                .ok_or_else(|| {
+                    let ordinals: Vec<usize> = present.iter().map(|d| d.ordinal).collect();
+                    Error::InvalidArgument(format!(
+                        "there is no GPU {ordinal} (GPUs present: {ordinals:?})"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The ordinals of [`selected_devices`].
 pub fn select_devices(wanted: Option<Vec<usize>>) -> Result<Vec<usize>> {
-    let present: Vec<usize> = devices()?.iter().map(|d| d.ordinal).collect();
-    match wanted {
-        None => Ok(present),
-        Some(list) => match list.iter().find(|o| !present.contains(o)) {
-            Some(missing) => Err(Error::InvalidArgument(format!(
-                "there is no GPU {missing} (GPUs present: {present:?})"
-            ))),
-            None => Ok(list),
-        },
-    }
+    Ok(selected_devices(wanted)?
+        .iter()
+        .map(|d| d.ordinal)
+        .collect())
 }
 
 pub(crate) fn gpu_error(

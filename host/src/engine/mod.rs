@@ -570,10 +570,12 @@ pub fn open(
         })
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
-        let ordinals = gpu::select_devices(wanted)?;
-        let capability = gpu::devices()?
+        let selected = gpu::selected_devices(wanted)?;
+        let ordinals: Vec<usize> = selected.iter().map(|d| d.ordinal).collect();
+        // What the engine says it runs: `auto` as on the oldest GPU (each
+        // GPU engine resolves it for its own device, `GpuEngine::with_chunks`).
+        let capability = selected
             .iter()
-            .filter(|d| ordinals.contains(&d.ordinal))
             .map(|d| d.compute_capability)
             .min()
             .unwrap_or((0, 0));
