@@ -208,9 +208,10 @@ pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 /// which `simt-i16x2` (5,000 threads) left the H100 idle: 422 GCUPS
 /// against 1,023 with `partitioned-vl32-pl512` taking the long queries
 /// (benches/RESULTS.md runs 11 and 29; 1,181 with this rule, run 30),
-/// while chunks of 69,000 sequences and more (4 GPUs' plan on the 570k
-/// database) are faster with `simt-i16x2` than the warp kernel would be
-/// (run 31). 20,000 lies between the two, not swept. A resident
+/// while on chunks of about 69,000 sequences (4 GPUs' plan on the 570k
+/// database with two chunks per GPU) `auto` still ran 1,739–1,744 GCUPS,
+/// above `partitioned-vl32-pl512` alone (1,462; runs 29–30). 20,000 lies
+/// between the two, not swept. A resident
 /// database's chunks hold up to 262,144 sequences.
 pub const AUTO_MIN_CHUNK_SEQUENCES: usize = 20_000;
 
