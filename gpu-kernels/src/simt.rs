@@ -44,7 +44,24 @@ pub const STRIP: usize = 32;
 
 /// Four profile words, read with one 128-bit load (profile rows start at
 /// multiples of `STRIP / 4` words, so every strip is 16-byte aligned).
-type Words4 = core::simd::u32x4;
+pub type Words4 = core::simd::u32x4;
+
+/// The scores of a strip's `STRIP` query rows against residue `code`: row
+/// `code` of the sequential profile from `profile_strip` on, in `STRIP / 16`
+/// 128-bit loads (byte `b` of word `q` scores the strip's row `4q + b`).
+///
+/// # Safety
+/// `profile_strip` points at a strip's first word in a profile of
+/// `query_words` words per residue row, and `code < NUM_CODES`.
+#[inline(always)]
+pub unsafe fn strip_scores(
+    profile_strip: *const u32,
+    query_words: u32,
+    code: usize,
+) -> [Words4; STRIP / 16] {
+    let scores = profile_strip.add(code * query_words as usize);
+    core::array::from_fn(|v| *scores.cast::<Words4>().add(v))
+}
 
 /// Aligns the query with sequence `t` of the chunk and writes its score.
 ///
@@ -94,16 +111,13 @@ pub unsafe fn align_sequence(p: &SimtParams, t: u32) {
                 } else {
                     [0, NEG_INF]
                 };
-                let scores = profile_strip.add(code * p.query_words as usize);
-
                 let mut column_state = StripColumn {
                     f: f_above,
                     h_up: h_above,
                     diag: h_above_left,
                     best,
                 };
-                let words: [Words4; STRIP / 16] =
-                    core::array::from_fn(|v| *scores.cast::<Words4>().add(v));
+                let words = strip_scores(profile_strip, p.query_words, code);
                 for quad in 0..STRIP / 4 {
                     let packed = words[quad / 4][quad % 4];
                     for b in 0..4 {

@@ -49,7 +49,7 @@ use core::simd::{i16x2, i16x4, simd_swizzle};
 
 use crate::layout::{PAD_CODE, SimtParams, code_byte, score_pair};
 use crate::recurrence::{Gaps, StripColumn};
-use crate::simt::STRIP;
+use crate::simt::{STRIP, strip_scores};
 
 /// The largest score the 16-bit kernel returns as final: no cell of a pair
 /// whose maximum is at most this can have wrapped (module docs).
@@ -72,9 +72,6 @@ pub const NEG_INF_I16: i16 = -(1 << 14);
 pub const fn gaps_fit(gaps: Gaps) -> bool {
     gaps.first >= 0 && gaps.extend >= 0 && gaps.first + gaps.extend <= -(NEG_INF_I16 as i32)
 }
-
-/// Four profile words, read with one 128-bit load (as in [`crate::simt`]).
-type Words4 = core::simd::u32x4;
 
 /// A word of four pad residues: the high half of the last thread of a chunk
 /// with an odd number of sequences aligns nothing.
@@ -136,11 +133,11 @@ pub unsafe fn align_pair(p: &SimtParams, t: u32) {
                     (i16x2::splat(0), i16x2::splat(NEG_INF_I16))
                 };
                 let row_of = |word: u32| {
-                    let code = code_byte(word, k as u32) as usize;
-                    let scores = profile_strip.add(code * p.query_words as usize);
-                    let quads: [Words4; STRIP / 16] =
-                        core::array::from_fn(|v| *scores.cast::<Words4>().add(v));
-                    quads
+                    strip_scores(
+                        profile_strip,
+                        p.query_words,
+                        code_byte(word, k as u32) as usize,
+                    )
                 };
                 let (scores_low, scores_high) = (row_of(word_low), row_of(word_high));
 

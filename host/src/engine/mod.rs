@@ -211,8 +211,8 @@ pub const AUTO_MIN_SIMT_SEQUENCES: usize = 100_000;
 /// while on chunks of about 69,000 sequences (4 GPUs' plan on the 570k
 /// database with two chunks per GPU) `auto` still ran 1,739–1,744 GCUPS,
 /// above `partitioned-vl32-pl512` alone (1,462; runs 29–30). 20,000 lies
-/// between the two, not swept. A resident
-/// database's chunks hold up to 262,144 sequences.
+/// between the two, not swept. A resident database's chunks hold up to
+/// 262,144 sequences.
 pub const AUTO_MIN_CHUNK_SEQUENCES: usize = 20_000;
 
 impl Kernel {
