@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use host::db::{Database, PackedChunk};
-use host::engine::{Engine, Kernel, cpu::CpuEngine};
+use host::engine::{Engine, cpu::CpuEngine};
 use host::fasta::{Record, read_fasta};
+use host::kernel::{Kernel, Plan};
 use host::matrix::ScoreMatrix;
 use host::profile::sequential_profile;
 use host::scoring::{GapPenalty, Scoring};
@@ -62,7 +63,7 @@ fn stages(c: &mut Criterion) {
         gaps: GapPenalty::new(11, 1).unwrap(),
     };
     let small = Arc::new(Database::from_records(records[..200].to_vec()));
-    let mut engine = CpuEngine::new(small, scoring, Kernel::Simt);
+    let mut engine = CpuEngine::new(small, scoring, Plan::one(Kernel::Simt));
     let mut group = c.benchmark_group("cpu_engine");
     group.sample_size(10);
     group.bench_function("simt_200_sequences", |b| {

@@ -28,7 +28,7 @@ cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
 cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" \
     "$shared/data/ecoli_k12_proteome.fasta" "$bundle/"
-# Seed 003's length groups (average 51-1103 residues), cut from Swiss-Prot.
+# gpu-pairAlign's length groups (average 51-1103 residues), cut from Swiss-Prot.
 python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz" "$bundle/lengths"
 # The CPU engine's top hits for the GPU-vs-CPU comparison, when made beforehand with
 #   warpsw search -q queries.fasta -d mmseqs2_examples_DB.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o bench-data/hits_cpu.tsv

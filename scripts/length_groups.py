@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cuts seed 003's length groups (gpu-pairAlign, Tables 3-4: sets of 800-12000
+"""Cuts gpu-pairAlign's length groups (Blazewicz 2011, Tables 3-4: sets of 800-12000
 sequences of average length 51, 154, 257, 459, 608 and 1103) from a Swiss-Prot
 FASTA(.gz): for each group of average L, N sequences drawn at random (fixed
 seed) in mirrored pairs, one of length L - d (d up to 20 % of L) and one of
@@ -14,7 +14,7 @@ import random
 import sys
 from pathlib import Path
 
-# (average length, sequences): one set per group of seed 003's Table 3.
+# (average length, sequences): one set per group of gpu-pairAlign's Table 3.
 GROUPS = [(51, 4000), (154, 4000), (257, 4000), (459, 4000), (608, 1600), (1103, 1600)]
 
 

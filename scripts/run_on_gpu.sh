@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|workers|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|workers|ab|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -170,7 +170,7 @@ step_traceback() {
 }
 
 step_lengths() {
-    echo "== traceback on seed 003's length groups (Swiss-Prot, average 51-1103): allpairs, then score only"
+    echo "== traceback on gpu-pairAlign's length groups (Swiss-Prot, average 51-1103): allpairs, then score only"
     local common=(--matrix blosum50 --gap-open 8 --gap-extend 2)
     for f in lengths/*.fasta; do
         local name
@@ -293,6 +293,54 @@ step_workers() {
     if [ "$mismatch" = 0 ]; then ok "workers $name" "table in workers.md"; else fail "workers $name"; fi
 }
 
+step_ab() {
+    # The previous build (./warpsw-before: copy it into the bundle) and this
+    # one alternated AB_ROUNDS times: every kernel on the UniProt 20k DB and
+    # AB_KERNELS on the 570k DB, one warm-up and one timed run per query;
+    # each binary's rows in ab-NAME.csv, overall GCUPS per binary, database
+    # and kernel in ab.md (within 3 %: the redesign's bar).
+    synth_db
+    [ -x ./warpsw-before ] || { echo "no ./warpsw-before in the bundle"; fail ab; return; }
+    local small=simt,simt-i16x2,striped,striped-vl16,partitioned,partitioned-vl32-pl512,parallelogram,parallelogram-smem,auto
+    local bin name
+    rm -f "$out"/ab-*.csv
+    for round in $(seq 1 "${AB_ROUNDS:-2}"); do
+        for bin in ./warpsw-before ./warpsw; do
+            name=$(basename "$bin")
+            [ -f "synth570k-$name.wsw" ] || "$bin" makedb synth570k.fa -o "synth570k-$name.wsw"
+            echo "== ab round $round: $name"
+            "$bin" bench --device gpu --check 300 --csv "$out/ab-$name.csv" --query queries.fasta \
+                --db uniprot20k.fasta.gz --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 \
+                --kernels "${AB_SMALL_KERNELS:-$small}" > "ab-$name-small.log" 2>&1 || { fail "ab $name"; return; }
+            "$bin" bench --device gpu --check 300 --csv "$out/ab-$name.csv" --query queries.fasta \
+                --db "synth570k-$name.wsw" --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 \
+                --kernels "${AB_KERNELS:-simt,simt-i16x2,partitioned-vl32-pl512,auto}" > "ab-$name-570k.log" 2>&1 \
+                || { fail "ab $name"; return; }
+        done
+    done
+    python3 - "$out"/ab-warpsw-before.csv "$out"/ab-warpsw.csv > "$out/ab.md" <<'PY'
+import csv, sys
+from collections import defaultdict
+cells, secs = defaultdict(float), defaultdict(float)
+names = []
+for path in sys.argv[1:]:
+    name = path.rsplit("/", 1)[-1][3:-4]
+    names.append(name)
+    for row in csv.DictReader(open(path)):
+        key = (name, int(row["db_residues"]), row["kernel"])
+        cells[key] += int(row["query_length"]) * int(row["db_residues"])
+        secs[key] += float(row["seconds"])
+rows = sorted({(db, k) for (_, db, k) in cells})
+print(f"| database residues | kernel | {' | '.join(n + ' GCUPS' for n in names)} | new / before |")
+print("|---:|---|" + "---:|" * (len(names) + 1))
+for db, k in rows:
+    g = [cells[(n, db, k)] / secs[(n, db, k)] / 1e9 if secs[(n, db, k)] else float("nan") for n in names]
+    print(f"| {db} | {k} | {' | '.join(f'{x:.1f}' for x in g)} | {g[-1] / g[0]:.3f} |")
+PY
+    cat "$out/ab.md"
+    ok ab "table in ab.md"
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -310,8 +358,9 @@ for step in "${@:-all}"; do
         scaling) step_scaling ;;
         dbsize) step_dbsize ;;
         workers) step_workers ;;
+        ab) step_ab ;;
         all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, workers, all)"; exit 2 ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, workers, ab, all)"; exit 2 ;;
     esac
 done
 echo

@@ -17,7 +17,8 @@ use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs
 /// The GPUs `--devices` names (all present ones for `all`), checked to exist.
 fn gpu_ordinals(devices: &str) -> anyhow::Result<Vec<usize>> {
     let wanted = crate::search::device_list(devices)?;
-    Ok(host::engine::gpu::select_devices(wanted)?)
+    let selected = host::engine::gpu::selected_devices(wanted.as_deref())?;
+    Ok(selected.iter().map(|d| d.ordinal).collect())
 }
 
 /// Refuses a run of more pairs than the window plan can number (`u32`):
@@ -68,9 +69,7 @@ fn run(
     opts: &AlignmentOutputArgs,
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
-    if let Some(bytes) = opts.gpu_memory {
-        host::engine::gpu::limit_memory(bytes);
-    }
+    let memory = host::engine::gpu::MemoryCap::new(opts.gpu_memory);
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
     let gpus = match opts.device {
         DeviceChoice::Cpu => None,
@@ -86,7 +85,7 @@ fn run(
     let started = Instant::now();
     let (results, engine) = match &gpus {
         Some(ordinals) => {
-            let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring)?;
+            let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring, memory)?;
             let engine = format!(
                 "GPU {ordinals:?}; {:.3} s setup ({:.3} s planning the windows), {} windows, {:.3} s in kernels and \
                  transfers ({:.3} s to the end of the fill), {:.3} s building alignments beside them",

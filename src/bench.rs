@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use host::engine;
 use host::engine::gpu::KernelResources;
-use host::engine::{self, Kernel};
+use host::kernel::KernelChoice;
 use host::merge::top_hits;
 use host::reference::local_score;
 use rayon::prelude::*;
@@ -19,7 +20,7 @@ use crate::search::{gcups, load_db, load_queries, placement};
 
 /// One query's timing with one kernel.
 struct Row {
-    kernel: Kernel,
+    kernel: KernelChoice,
     query: String,
     query_length: usize,
     median_seconds: f64,
@@ -27,7 +28,7 @@ struct Row {
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let scoring = args.scoring.scoring()?;
-    let kernels: Vec<Kernel> = args
+    let kernels: Vec<KernelChoice> = args
         .kernels
         .iter()
         .map(|k| parse_kernel(k, &args.auto))
@@ -70,8 +71,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     let mut resources = Vec::new();
     for &kernel in &kernels {
-        let (placement, policy) = placement(&args.placement)?;
-        let opened = engine::open(placement, policy, db.clone(), scoring.clone(), kernel)?;
+        let (placement, options) = placement(&args.placement, kernel)?;
+        let opened = engine::open(placement, db.clone(), scoring.clone(), &options)?;
         if let Some(why) = &opened.notice {
             eprintln!("warpsw: {why}");
         }
@@ -103,7 +104,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     writeln!(
                         f,
                         "\"{device}\",\"{}\",{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
-                        column(kernel),
+                        kernel,
                         args.scoring.gap_open,
                         args.scoring.gap_extend,
                         q.id,
@@ -151,19 +152,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A kernel's column in the table and the CSV: its name (`auto` as such:
-/// the engine's description, printed when it opens, gives the stages it
-/// runs on this device).
-fn column(kernel: Kernel) -> String {
-    match kernel {
-        Kernel::Auto { .. } => "auto".into(),
-        kernel => kernel.to_string(),
-    }
-}
-
 fn print_table(
     rows: &[Row],
-    kernels: &[Kernel],
+    kernels: &[KernelChoice],
     resources: &[Option<KernelResources>],
     queries: &[host::fasta::Record],
     residues: u64,
@@ -172,7 +163,7 @@ fn print_table(
     let short = |id: &str| id.split('|').nth(1).unwrap_or(id).to_string();
     print!("{:<14} {:>6}", "query", "length");
     for k in kernels {
-        print!(" {:>14}", format!("{} GCUPS", column(*k)));
+        print!(" {:>14}", format!("{} GCUPS", k.to_string()));
     }
     println!();
     for q in queries {

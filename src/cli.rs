@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use host::engine::{KERNELS, Kernel};
+use host::kernel::{AutoOptions, KERNELS, KernelChoice, plan};
 use host::matrix::ScoreMatrix;
 use host::scoring::{GapPenalty, Scoring};
 
@@ -103,15 +103,15 @@ impl ScoringArgs {
 pub struct AutoArgs {
     /// With `auto`: the longest database sequence (residues) that `simt`
     /// aligns; longer ones go to --auto-long.
-    #[arg(long, default_value_t = host::engine::DEFAULT_AUTO_THRESHOLD)]
-    pub auto_threshold: u32,
+    #[arg(long, default_value_t = plan::DEFAULT_AUTO_THRESHOLD)]
+    pub auto_threshold: usize,
     /// With `auto`: the warp kernel for sequences above --auto-threshold.
-    #[arg(long, default_value = host::engine::DEFAULT_AUTO_LONG)]
+    #[arg(long, default_value_t = plan::DEFAULT_AUTO_LONG.name().to_string())]
     pub auto_long: String,
     /// With `auto` on GPUs: a database with fewer sequences up to
     /// --auto-threshold than this is aligned by --auto-long alone (too few
     /// threads to fill a GPU); 0 never skips the first stage.
-    #[arg(long, default_value_t = host::engine::AUTO_MIN_SIMT_SEQUENCES)]
+    #[arg(long, default_value_t = plan::AUTO_MIN_FIRST_STAGE_SEQUENCES)]
     pub auto_min_sequences: usize,
 }
 
@@ -247,13 +247,16 @@ pub struct MakedbArgs {
     pub out: PathBuf,
 }
 
-/// Parses `--kernel` / `--kernels` values; `auto` takes `--auto-threshold`
-/// and `--auto-long`.
-pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<Kernel> {
-    Ok(match name.parse::<Kernel>()? {
-        Kernel::Auto { .. } => Kernel::auto(auto.auto_threshold, &auto.auto_long)?
-            .with_min_sequences(auto.auto_min_sequences),
-        kernel => kernel,
+/// Parses `--kernel` / `--kernels` values; `auto` takes `--auto-threshold`,
+/// `--auto-long` and `--auto-min-sequences`.
+pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<KernelChoice> {
+    Ok(match name.parse::<KernelChoice>()? {
+        KernelChoice::Auto(_) => KernelChoice::Auto(AutoOptions {
+            threshold: auto.auto_threshold,
+            long: auto.auto_long.parse()?,
+            min_sequences: auto.auto_min_sequences,
+        }),
+        one => one,
     })
 }
 
@@ -262,13 +265,13 @@ pub fn print_kernels() {
     let name = KERNELS.iter().map(|k| k.name.len()).max().unwrap_or(4);
     let symbol = KERNELS.iter().map(|k| k.symbol.len()).max().unwrap_or(6);
     println!(
-        "{:<name$}  {:<symbol$}   bits  mapping; seed",
+        "{:<name$}  {:<symbol$}   bits  mapping; paper",
         "name", "symbol"
     );
     for k in KERNELS {
         println!(
             "{:<name$}  {:<symbol$}  {:>5}  {}; {}",
-            k.name, k.symbol, k.score_bits, k.mapping, k.seed
+            k.name, k.symbol, k.score_bits, k.mapping, k.paper
         );
     }
     println!(
@@ -278,10 +281,10 @@ pub fn print_kernels() {
         "auto",
         "-",
         "16/32",
-        host::engine::DEFAULT_AUTO_THRESHOLD,
-        host::engine::DEFAULT_AUTO_LONG,
-        host::engine::AUTO_LONG_QUERY,
-        host::engine::AUTO_MIN_SIMT_SEQUENCES
+        plan::DEFAULT_AUTO_THRESHOLD,
+        plan::DEFAULT_AUTO_LONG,
+        plan::AUTO_LONG_QUERY,
+        plan::AUTO_MIN_FIRST_STAGE_SEQUENCES
     );
     println!(
         "\nOn the CPU (no GPU, or --device cpu) simt and auto run the inter-sequence SIMD kernel;\n\

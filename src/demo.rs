@@ -132,9 +132,9 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         top: 10,
         kernel: "auto".into(),
         auto: crate::cli::AutoArgs {
-            auto_threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
-            auto_long: host::engine::DEFAULT_AUTO_LONG.into(),
-            auto_min_sequences: host::engine::AUTO_MIN_SIMT_SEQUENCES,
+            auto_threshold: host::kernel::plan::DEFAULT_AUTO_THRESHOLD,
+            auto_long: host::kernel::plan::DEFAULT_AUTO_LONG.name().into(),
+            auto_min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
         },
         placement: PlacementArgs {
             device: args.device,

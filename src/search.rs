@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use host::db::Database;
-use host::dispatch::Policy;
-use host::engine::{self, Placement};
+use host::engine::gpu::MemoryCap;
+use host::engine::{self, Placement, SearchOptions};
 use host::fasta::{Record, read_fasta};
+use host::kernel::KernelChoice;
 use host::merge::top_hits;
 use host::output::{Format, QueryHits, write_hits};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -33,12 +34,12 @@ pub fn device_list(devices: &str) -> anyhow::Result<Option<Vec<usize>>> {
     })
 }
 
-/// The `--device`, `--devices` and `--balance` choices; applies
-/// `--gpu-memory`.
-pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
-    if let Some(bytes) = args.gpu_memory {
-        host::engine::gpu::limit_memory(bytes);
-    }
+/// The `--device`, `--devices`, `--balance` and `--gpu-memory` choices,
+/// with `kernel` as the engines' options.
+pub fn placement(
+    args: &PlacementArgs,
+    kernel: KernelChoice,
+) -> anyhow::Result<(Placement, SearchOptions)> {
     let choice = args.device;
     let list = device_list(&args.devices)?;
     let placement = match choice {
@@ -46,7 +47,12 @@ pub fn placement(args: &PlacementArgs) -> anyhow::Result<(Placement, Policy)> {
         DeviceChoice::Cpu => Placement::Cpu,
         DeviceChoice::Gpu => Placement::Gpus(list),
     };
-    Ok((placement, args.balance.parse()?))
+    let options = SearchOptions {
+        kernel,
+        policy: args.balance.parse()?,
+        memory: MemoryCap::new(args.gpu_memory),
+    };
+    Ok((placement, options))
 }
 
 /// Reads the database: a `.wsw` file (memory-mapped) or FASTA, by content.
@@ -71,8 +77,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let db = Arc::new(load_db(&args.inputs.db)?);
     let read_seconds = read_started.elapsed().as_secs_f64();
 
-    let (placement, policy) = placement(&args.placement)?;
-    let opened = engine::open(placement, policy, db.clone(), scoring, kernel)?;
+    let (placement, options) = placement(&args.placement, kernel)?;
+    let opened = engine::open(placement, db.clone(), scoring, &options)?;
     if let Some(why) = &opened.notice {
         eprintln!("warpsw: {why}");
     }

@@ -111,7 +111,7 @@ fn help_states_the_gap_convention() {
 fn kernels_lists_every_kernel() {
     let out = warpsw(&["kernels"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    for k in host::engine::KERNELS {
+    for k in host::kernel::KERNELS {
         assert!(text.contains(k.symbol));
     }
 }

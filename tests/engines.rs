@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use host::engine::{Engine, KERNELS, Kernel, cpu::CpuEngine};
+use host::engine::{Engine, cpu::CpuEngine};
+use host::kernel::{KernelChoice, Target};
 use host::reference::local_score;
 use host::scoring::Scoring;
 
@@ -13,7 +14,8 @@ use crate::hay;
 pub fn assert_engine_matches_reference(query: &[u8], db_seqs: Vec<Vec<u8>>, scoring: &Scoring) {
     let db = Arc::new(hay::database(db_seqs));
     for kernel in hay::kernels_and_auto() {
-        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), kernel);
+        let plan = hay::plan(kernel, Target::Cpu, &db, scoring);
+        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), plan);
         let scores = engine.score_all(query).unwrap();
         assert_eq!(scores.len(), db.len());
         for (i, &got) in scores.iter().enumerate() {
@@ -110,30 +112,18 @@ fn cpu_engine_on_all_x_sequences() {
 }
 
 #[test]
-fn every_kernel_has_a_cpu_path() {
-    // The CPU engine dispatches on Kernel; this fails to compile or panics
-    // if a KERNELS row has no emulated launch.
-    for info in KERNELS {
-        let parsed: Kernel = info.name.parse().unwrap();
-        assert_eq!(parsed, info.kernel);
-    }
-}
-
-#[test]
-fn auto_parses_with_the_default_threshold_and_splits_by_length() {
-    let auto: Kernel = "auto".parse().unwrap();
+fn auto_parses_with_its_defaults() {
+    let auto: KernelChoice = "auto".parse().unwrap();
     assert_eq!(
         auto,
-        Kernel::Auto {
-            threshold: host::engine::DEFAULT_AUTO_THRESHOLD,
-            short: "simt",
-            long: host::engine::DEFAULT_AUTO_LONG,
-            min_sequences: host::engine::AUTO_MIN_SIMT_SEQUENCES,
-        }
+        KernelChoice::Auto(host::kernel::AutoOptions {
+            threshold: host::kernel::plan::DEFAULT_AUTO_THRESHOLD,
+            long: host::kernel::plan::DEFAULT_AUTO_LONG,
+            min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
+        })
     );
     assert_eq!(
-        auto.for_longest(40_000),
-        Kernel::Partitioned { vl: 32, pl: 512 }
+        "partitioned-vl32-pl512".parse::<KernelChoice>().unwrap(),
+        KernelChoice::One(host::kernel::plan::DEFAULT_AUTO_LONG)
     );
-    assert_eq!(auto.for_longest(300), Kernel::Simt);
 }

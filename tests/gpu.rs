@@ -3,12 +3,35 @@
 
 use host::db::Database;
 use host::engine::Engine;
-use host::engine::gpu::GpuEngine;
+use host::engine::gpu::{Budget, GpuEngine, MemoryCap, device};
+use host::kernel::{AutoOptions, KernelChoice, Plan, Target};
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
 use rayon::prelude::*;
 
 use crate::hay;
+
+/// `choice` resolved for GPU 0.
+fn gpu0_plan(choice: KernelChoice, db: &Database, scoring: &Scoring) -> Plan {
+    let capability = device(0).expect("GPU 0 answers").compute_capability;
+    hay::plan(choice, Target::Gpu { capability }, db, scoring)
+}
+
+/// `auto` with both stages whatever the database's size.
+fn auto_both_stages() -> KernelChoice {
+    KernelChoice::Auto(AutoOptions {
+        min_sequences: 0,
+        ..AutoOptions::default()
+    })
+}
+
+/// GPU 0 holding `db`, scoring by `choice`.
+fn gpu0_engine(choice: KernelChoice, db: &Database, scoring: &Scoring) -> GpuEngine {
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    GpuEngine::builder(0, scoring.clone(), gpu0_plan(choice, db, scoring))
+        .database(db, budget)
+        .expect("GPU 0 opens")
+}
 
 /// Every kernel on GPU 0 against the reference for every sequence of `db`;
 /// returns the number of pairs compared. The reference runs once per query.
@@ -24,7 +47,7 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
         .collect();
     let mut pairs = 0;
     for kernel in hay::kernels_and_auto() {
-        let mut engine = GpuEngine::new(0, db, scoring.clone(), kernel).expect("GPU 0 opens");
+        let mut engine = gpu0_engine(kernel, db, scoring);
         for (query, expected) in queries.iter().zip(&expected) {
             let got = engine.score_all(query).expect("the kernel runs");
             let mismatches: Vec<usize> = (0..db.len())
@@ -34,7 +57,7 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
             assert!(
                 mismatches.is_empty(),
                 "{} on the GPU: {} mismatches of {} (matrix {}, gaps {:?}, query length {}); first at target length {}",
-                kernel,
+                engine.plan(),
                 mismatches.len(),
                 db.len(),
                 scoring.matrix.name(),
@@ -143,9 +166,16 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
     for (k, mode) in Mode::ALL.into_iter().enumerate() {
         let scoring = hay::blosum62([11, 0, 10][k], [1, 1, 2][k]);
         let part: Vec<(usize, usize)> = pairs.iter().copied().skip(k).step_by(3).collect();
-        let got = host::engine::traceback_gpu::align_pairs_gpu(&[0], &seqs, &part, mode, &scoring)
-            .expect("GPU 0 runs the traceback")
-            .alignments;
+        let got = host::engine::traceback_gpu::align_pairs_gpu(
+            &[0],
+            &seqs,
+            &part,
+            mode,
+            &scoring,
+            MemoryCap::UNLIMITED,
+        )
+        .expect("GPU 0 runs the traceback")
+        .alignments;
         let bad = part
             .par_iter()
             .zip(got.par_iter())
@@ -177,8 +207,12 @@ fn gpu_parted_engine_matches_reference() {
         .map(|&l| hay::random_codes(&mut rng, l, false))
         .collect();
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
-    for kernel in [host::engine::Kernel::Simt, "auto".parse().unwrap()] {
-        let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), kernel, 16 << 20).unwrap();
+    for kernel in [
+        KernelChoice::One(host::kernel::Kernel::Simt),
+        auto_both_stages(),
+    ] {
+        let plan = gpu0_plan(kernel, &db, &scoring);
+        let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), plan, Budget(16 << 20));
         // One query, then a batch sharing each part's upload.
         let mut got = vec![engine.score_all(&queries[0]).expect("the parts run")];
         got.extend(engine.score_batch(&batch).expect("the parts run"));
@@ -205,7 +239,7 @@ fn gpu_parted_engine_matches_reference() {
 struct WorkersFixture {
     db: Database,
     scoring: Scoring,
-    kernel: host::engine::Kernel,
+    plan: Plan,
     queries: Vec<Vec<u8>>,
     want: Vec<Vec<i32>>,
 }
@@ -219,8 +253,8 @@ impl WorkersFixture {
             .iter()
             .map(|&l| hay::random_codes(&mut rng, l, false))
             .collect();
-        let kernel: host::engine::Kernel = "auto".parse().unwrap();
-        let mut single = GpuEngine::new(0, &db, scoring.clone(), kernel).expect("GPU 0 opens");
+        let plan = gpu0_plan(auto_both_stages(), &db, &scoring);
+        let mut single = gpu0_engine(auto_both_stages(), &db, &scoring);
         let want = queries
             .iter()
             .map(|q| single.score_all(q).unwrap())
@@ -228,7 +262,7 @@ impl WorkersFixture {
         WorkersFixture {
             db,
             scoring,
-            kernel,
+            plan,
             queries,
             want,
         }
@@ -271,13 +305,22 @@ impl WorkersFixture {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_two_workers_on_one_gpu_match_one_engine() {
     use host::dispatch::Policy;
-    use host::engine::gpu::smallest_free_memory;
     use host::engine::multi::open_gpus;
     let f = WorkersFixture::new(104, &[150, 0, 1200]);
-    let free = smallest_free_memory(&[0, 0]).expect("GPU 0 answers");
+    let budget = MemoryCap::UNLIMITED
+        .smallest_free(&[0, 0])
+        .expect("GPU 0 answers");
+    let gpu0 = device(0).expect("GPU 0 answers");
     for policy in Policy::ALL {
-        let (mut two, _) = open_gpus(&[0, 0], &f.db, &f.scoring, f.kernel, policy, free)
-            .expect("two workers open");
+        let (mut two, _) = open_gpus(
+            &[gpu0.clone(), gpu0.clone()],
+            &[f.plan.clone(), f.plan.clone()],
+            &f.db,
+            &f.scoring,
+            policy,
+            budget,
+        )
+        .expect("two workers open");
         f.check(&mut two, policy, true, 1);
     }
 }
@@ -292,9 +335,16 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
     use host::engine::parted::open_streamed_gpus;
     let f = WorkersFixture::new(106, &[150, 0, 1200]);
     for policy in Policy::ALL {
-        let (mut two, _) =
-            open_streamed_gpus(&[0, 0], &f.db, &f.scoring, f.kernel, policy, 16 << 20)
-                .expect("two part workers open");
+        let gpu0 = device(0).expect("GPU 0 answers");
+        let (mut two, _) = open_streamed_gpus(
+            &[gpu0.clone(), gpu0],
+            &[f.plan.clone(), f.plan.clone()],
+            &f.db,
+            &f.scoring,
+            policy,
+            Budget(16 << 20),
+        )
+        .expect("two part workers open");
         assert!(
             two.description().contains("streamed"),
             "{}",
@@ -322,8 +372,24 @@ fn gpu_traceback_on_two_device_slots_matches_one() {
         .flat_map(|a| (a + 1..400).map(move |b| (a, b)))
         .collect();
     let scoring = hay::blosum62(10, 1);
-    let one = align_pairs_gpu(&[0], &seqs, &pairs, Mode::Local, &scoring).expect("one slot");
-    let two = align_pairs_gpu(&[0, 0], &seqs, &pairs, Mode::Local, &scoring).expect("two slots");
+    let one = align_pairs_gpu(
+        &[0],
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        MemoryCap::UNLIMITED,
+    )
+    .expect("one slot");
+    let two = align_pairs_gpu(
+        &[0, 0],
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        MemoryCap::UNLIMITED,
+    )
+    .expect("two slots");
     assert!(two.windows >= 8, "{} windows", two.windows);
     for (k, (a, b)) in one.alignments.iter().zip(&two.alignments).enumerate() {
         assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");

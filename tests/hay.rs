@@ -1,5 +1,6 @@
 //! Shared inputs: tiny FASTA texts, random sequences, matrices, gap settings.
 
+use host::kernel::{AutoOptions, Handoff, KERNELS, Kernel, KernelChoice, Plan, Target, plan};
 use host::matrix::{BUILTIN, ScoreMatrix};
 use host::scoring::{GapPenalty, Scoring};
 use rand::rngs::StdRng;
@@ -107,14 +108,35 @@ pub fn database(seqs: Vec<Vec<u8>>) -> host::db::Database {
     host::db::Database::from_records(records(seqs))
 }
 
-/// Every kernel of `KERNELS`, and `auto` with a threshold low enough that
-/// both of its stages run on the test databases.
-pub fn kernels_and_auto() -> Vec<host::engine::Kernel> {
-    let mut kernels: Vec<_> = host::engine::KERNELS.iter().map(|k| k.kernel).collect();
-    for long in ["parallelogram", "partitioned-vl32-pl512"] {
-        kernels.push(host::engine::Kernel::auto(300, long).unwrap());
+/// Every kernel of `KERNELS`, and `auto` with a threshold low enough (and
+/// no database-size rule) that both of its stages run on the test
+/// databases of a GPU.
+pub fn kernels_and_auto() -> Vec<KernelChoice> {
+    let mut kernels: Vec<_> = KERNELS
+        .iter()
+        .map(|k| KernelChoice::One(k.kernel))
+        .collect();
+    for long in [
+        Kernel::Parallelogram(Handoff::Shuffles),
+        plan::DEFAULT_AUTO_LONG,
+    ] {
+        kernels.push(KernelChoice::Auto(AutoOptions {
+            threshold: 300,
+            long,
+            min_sequences: 0,
+        }));
     }
     kernels
+}
+
+/// `choice` resolved for `target` on `db` with `scoring`'s gaps.
+pub fn plan(
+    choice: KernelChoice,
+    target: Target,
+    db: &host::db::Database,
+    scoring: &host::scoring::Scoring,
+) -> Plan {
+    Plan::new(choice, target, db, scoring.gaps.kernel_gaps())
 }
 
 /// Runs the `warpsw` binary with `args`.

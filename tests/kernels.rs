@@ -4,8 +4,8 @@
 //! inter-sequence form of the SIMT kernel on the same chunks.
 
 use host::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
-use host::engine::cpu::{run_simt_chunk, run_simt_i16x2_chunk};
-use host::engine::inter_sequence;
+use host::kernel::inter_sequence;
+use host::kernel::simt::{run_simt_chunk, run_simt_i16x2_chunk};
 use host::profile::sequential_profile;
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};

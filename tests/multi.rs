@@ -4,12 +4,14 @@
 use std::sync::Arc;
 
 use host::db::{ChunkLimits, Database};
+use host::dispatch::Round;
 use host::dispatch::{Policy, Unit, Worker, units_from_chunks};
+use host::engine::Engine;
 use host::engine::cpu::CpuEngine;
-use host::engine::multi::{CpuWorker, MultiEngine, SharedBatch, multi_device_plan};
-use host::engine::{Engine, Kernel};
+use host::engine::multi::{CpuWorker, MultiEngine, multi_device_plan};
 use host::error::{Error, Result};
 use host::fasta::Record;
+use host::kernel::{AutoOptions, Kernel, KernelChoice, Plan, Target};
 
 use crate::hay;
 
@@ -24,14 +26,14 @@ impl Worker for FlakyWorker {
     fn name(&self) -> String {
         self.inner.name()
     }
-    fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>> {
+    fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
         if self.fail_after.is_some_and(|n| self.done >= n) {
             return Err(Error::InvalidArgument(
                 "injected failure: device lost".into(),
             ));
         }
         self.done += 1;
-        self.inner.run_unit(query, unit)
+        self.inner.run_unit(round, unit)
     }
 }
 
@@ -55,7 +57,7 @@ fn setup() -> (Arc<Database>, Vec<Vec<u8>>) {
 
 /// One CPU device's scores of every query: what every multi-device run must give.
 fn one_device_scores(db: &Arc<Database>, queries: &[Vec<u8>]) -> Vec<Vec<i32>> {
-    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Kernel::Simt);
+    let mut single = CpuEngine::new(db.clone(), hay::blosum62(11, 1), Plan::one(Kernel::Simt));
     queries
         .iter()
         .map(|q| single.score_all(q).unwrap())
@@ -73,9 +75,13 @@ fn multi(
         max_sequences: usize::MAX,
         max_bytes: usize::MAX,
     };
-    let plan = Arc::new(multi_device_plan(db, devices, limits, Kernel::Simt));
+    let plan = Arc::new(multi_device_plan(
+        db,
+        devices,
+        limits,
+        &Plan::one(Kernel::Simt),
+    ));
     let units: Vec<Unit> = units_from_chunks(db, &plan);
-    let batch = SharedBatch::default();
     let workers = (0..devices)
         .map(|k| FlakyWorker {
             inner: CpuWorker::new(
@@ -83,13 +89,12 @@ fn multi(
                 db.clone(),
                 plan.clone(),
                 scoring.clone(),
-                batch.clone(),
             ),
             fail_after: fail.get(k).copied().flatten(),
             done: 0,
         })
         .collect();
-    MultiEngine::new(workers, policy, units, batch, db.len()).unwrap()
+    MultiEngine::new(workers, policy, units, db.len()).unwrap()
 }
 
 #[test]
@@ -182,8 +187,18 @@ fn multi_device_plan_splits_auto_at_its_threshold() {
         max_sequences: usize::MAX,
         max_bytes: usize::MAX,
     };
-    let auto = Kernel::auto(1000, "partitioned-vl32-pl512").unwrap();
-    let plan = multi_device_plan(&db, 3, limits, auto);
+    let auto = KernelChoice::Auto(AutoOptions {
+        threshold: 1000,
+        min_sequences: 0,
+        ..AutoOptions::default()
+    });
+    let gpu = Target::Gpu { capability: (9, 0) };
+    let plan = multi_device_plan(
+        &db,
+        3,
+        limits,
+        &hay::plan(auto, gpu, &db, &hay::blosum62(11, 1)),
+    );
     assert_eq!(plan.iter().map(|r| r.len()).sum::<usize>(), db.len());
     for range in plan {
         let long = range.clone().filter(|&i| db.length(i) > 1000).count();

@@ -1,8 +1,8 @@
 //! The embedded PTX: every kernel entry point present, nothing the driver
 //! would refuse or that would run slowly.
 
-use host::engine::KERNELS;
 use host::engine::gpu::{PTX, PTX_SM90};
+use host::kernel::KERNELS;
 
 /// Both builds of the kernels: baseline `sm_80` and Hopper's `sm_90`.
 const BUILDS: [(&str, &str); 2] = [("sm_80", PTX), ("sm_90", PTX_SM90)];
@@ -11,8 +11,7 @@ const BUILDS: [(&str, &str); 2] = [("sm_80", PTX), ("sm_90", PTX_SM90)];
 fn ptx_declares_every_kernel_entry_point() {
     let symbols = KERNELS
         .iter()
-        .map(|k| k.symbol)
-        .chain(["sw_simt_i16x2_rescue"])
+        .flat_map(|k| k.kernel.symbols())
         .chain(host::traceback::KERNEL_SYMBOLS);
     for symbol in symbols {
         for (arch, ptx) in BUILDS {

@@ -1,13 +1,16 @@
-//! The vector kernels (`striped`, `partitioned`, `parallelogram`) under host emulation against
-//! the scalar reference: every GPU instantiation (VL 16/32, PL 256/512) plus
-//! small ones (VL 4, PL 16) that cross lane and partition boundaries often.
+//! Every kernel of the catalogue under host emulation against the scalar
+//! reference, through its adapter (profile and emulated launch) as the
+//! engines run it, plus small instantiations of the vector kernels (VL 4,
+//! PL 16) that cross lane and partition boundaries often.
 
 use gpu_kernels::vector::HostVector;
 use host::alphabet::X_CODE;
 use host::db::{ChunkLimits, PackedChunk, plan_chunks};
-use host::engine::cpu::{run_parallelogram_chunk, run_partitioned_chunk, run_striped_chunk};
+use host::kernel::KERNELS;
+use host::kernel::partitioned::run_partitioned_chunk;
+use host::kernel::striped::run_striped_chunk;
 use host::matrix::ScoreMatrix;
-use host::profile::{partitioned_profile, sequential_profile, striped_profile};
+use host::profile::{partitioned_profile, striped_profile};
 use host::reference::local_score;
 use host::scoring::GapPenalty;
 use rand::rngs::StdRng;
@@ -15,43 +18,48 @@ use rand::{Rng, SeedableRng};
 
 use crate::hay;
 
-type Runner = fn(&PackedChunk, &[u8], &ScoreMatrix, GapPenalty) -> Vec<i32>;
+/// An emulated launch over one chunk: chunk, query, matrix, gaps.
+type Runner = Box<dyn Fn(&PackedChunk, &[u8], &ScoreMatrix, GapPenalty) -> Vec<i32> + Sync>;
 
-fn striped<const VL: usize>(c: &PackedChunk, q: &[u8], m: &ScoreMatrix, g: GapPenalty) -> Vec<i32> {
-    run_striped_chunk::<HostVector<VL>>(c, &striped_profile(q, m, VL), g.kernel_gaps())
+/// Every kernel of the catalogue, as its adapter runs it on the host, and
+/// small instantiations of the vector kernels (VL 4, 8; PL 16, 64) that
+/// cross lane and partition boundaries often.
+fn runners() -> Vec<(String, Runner)> {
+    let mut runners: Vec<(String, Runner)> = KERNELS
+        .iter()
+        .map(|info| {
+            let kernel = info.kernel;
+            let run: Runner = Box::new(move |c, q, m, g| {
+                kernel.run_emulated(c, &kernel.profile(q, m), g.kernel_gaps())
+            });
+            (info.symbol.to_string(), run)
+        })
+        .collect();
+    let small: [(&str, Runner); 3] = [
+        (
+            "striped vl4",
+            Box::new(|c, q, m, g| {
+                run_striped_chunk::<HostVector<4>>(c, &striped_profile(q, m, 4), g.kernel_gaps())
+            }),
+        ),
+        (
+            "partitioned vl4 pl16",
+            Box::new(|c, q, m, g| {
+                let profile = partitioned_profile(q, m, 4, 16);
+                run_partitioned_chunk::<HostVector<4>, 4>(c, &profile, g.kernel_gaps())
+            }),
+        ),
+        (
+            "partitioned vl8 pl64",
+            Box::new(|c, q, m, g| {
+                let profile = partitioned_profile(q, m, 8, 64);
+                run_partitioned_chunk::<HostVector<8>, 8>(c, &profile, g.kernel_gaps())
+            }),
+        ),
+    ];
+    runners.extend(small.into_iter().map(|(name, run)| (name.to_string(), run)));
+    runners
 }
-
-fn partitioned<const VL: usize, const SEGS: usize>(
-    c: &PackedChunk,
-    q: &[u8],
-    m: &ScoreMatrix,
-    g: GapPenalty,
-) -> Vec<i32> {
-    let profile = partitioned_profile(q, m, VL, SEGS * VL);
-    run_partitioned_chunk::<HostVector<VL>, SEGS>(c, &profile, g.kernel_gaps())
-}
-
-fn parallelogram<const SHARED_MEMORY: bool>(
-    c: &PackedChunk,
-    q: &[u8],
-    m: &ScoreMatrix,
-    g: GapPenalty,
-) -> Vec<i32> {
-    run_parallelogram_chunk(c, &sequential_profile(q, m), g.kernel_gaps(), SHARED_MEMORY)
-}
-
-/// Every instantiation: name and emulated launch.
-const KERNELS: [(&str, Runner); 9] = [
-    ("sw_striped_vl16", striped::<16>),
-    ("sw_striped_vl32", striped::<32>),
-    ("striped vl4", striped::<4>),
-    ("sw_partitioned_vl16_pl256", partitioned::<16, 16>),
-    ("sw_partitioned_vl32_pl512", partitioned::<32, 16>),
-    ("partitioned vl4 pl16", partitioned::<4, 4>),
-    ("partitioned vl8 pl64", partitioned::<8, 8>),
-    ("sw_parallelogram_shfl", parallelogram::<false>),
-    ("sw_parallelogram_smem", parallelogram::<true>),
-];
 
 /// Gap settings: BLOSUM62's usual, free opens and cheap gaps (long lazy-F
 /// runs), expensive gaps, no extension cost.
@@ -75,8 +83,9 @@ fn check(query: &[u8], seqs: &[Vec<u8>], (open, extend): (i32, i32), threads: us
         .into_iter()
         .map(|r| PackedChunk::pack(&db, r))
         .collect();
+    let runners = runners();
     std::thread::scope(|scope| {
-        for (name, run) in KERNELS {
+        for (name, run) in &runners {
             let (chunks, want, db, matrix) = (&chunks, &want, &db, &matrix);
             scope.spawn(move || {
                 let got: Vec<i32> = chunks

@@ -12,20 +12,20 @@
 //! chunk of `threads` sequences, word `w` of sequence `t` is at
 //! `w * threads + t`: consecutive threads read consecutive words (coalesced).
 //!
-//! # Sequential query profile (seed 000 Fig. 5, seed 002 "Query profile")
+//! # Sequential query profile (SW-CUDA, Manavski 2008, Fig. 5; CUDASW++ 2.0, Liu 2010, "Query profile")
 //! For each residue code `c` and query row `i` the score `s(q_i, c)` as `i8`,
 //! four consecutive rows per `u32` (row `4w + k` in byte `k`), so one load
 //! brings four cells' scores. Row `c` starts at word `c * query_words`; the
 //! query is padded to a multiple of [`PROFILE_ROW_QUANTUM`] rows.
 //!
-//! # Striped query profile (Farrar 2007; seed 002 equation (3))
+//! # Striped query profile (Farrar 2007; CUDASW++ 2.0, Liu 2010, equation (3))
 //! For a vector of `VL` lanes and a query of `m` rows, `T = ceil(m / VL)`
 //! segments ([`striped_segments`]); lane `v` of segment `s` holds query row
 //! `v * T + s`. One `i8` per (code, segment, lane), at
 //! `(code * T + s) * VL + v` ([`striped_index`]): the `VL` lanes of a
 //! segment read `VL` consecutive bytes. Rows `>= m` score [`PAD_SCORE`].
 //!
-//! # Packed partitioned striped profile (seed 002, partitioned vectorized)
+//! # Packed partitioned striped profile (CUDASW++ 2.0, Liu 2010, partitioned vectorized)
 //! The query is cut into `P = ceil(m / PL)` partitions of `PL = SEGS * VL`
 //! rows; in partition `p` lane `v` of segment `s` holds row
 //! `p * PL + v * SEGS + s`. Scores are `i8` packed four per `u32` in the order
@@ -179,14 +179,14 @@ pub const MODE_GLOBAL: u32 = 1;
 pub const MODE_SEMIGLOBAL: u32 = 2;
 
 /// Backtrack bit of a cell: `F(i,j) = F(i-1,j) - extend`, the vertical gap
-/// continues up (seed 003's `Cup`). See [`crate::traceback`].
+/// continues up (gpu-pairAlign's `Cup`, Blazewicz 2011). See [`crate::traceback`].
 pub const BIT_CONT_UP: u32 = 1;
 /// Backtrack bit of a cell: `E(i,j) = E(i,j-1) - extend`, the horizontal gap
-/// continues left (seed 003's `Cleft`).
+/// continues left (gpu-pairAlign's `Cleft`).
 pub const BIT_CONT_LEFT: u32 = 2;
-/// Backtrack bit of a cell: H leaves the cell up or diagonally (seed 003's `Bup`).
+/// Backtrack bit of a cell: H leaves the cell up or diagonally (gpu-pairAlign's `Bup`).
 pub const BIT_MOVE_UP: u32 = 4;
-/// Backtrack bit of a cell: H leaves the cell left or diagonally (seed 003's `Bleft`).
+/// Backtrack bit of a cell: H leaves the cell left or diagonally (gpu-pairAlign's `Bleft`).
 pub const BIT_MOVE_LEFT: u32 = 8;
 /// Backtrack cells per `u32` word (4 bits each).
 pub const CELLS_PER_WORD: usize = 8;

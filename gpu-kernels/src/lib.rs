@@ -16,7 +16,7 @@
 //! * [`simt_i16x2`]: the same with 16-bit scores, two database sequences
 //!   per thread (DPX on Hopper), out-of-range scores rescued in 32 bits.
 //! * [`parallelogram`]: NESW's warp-per-pair anti-diagonal kernel.
-//! * [`traceback`]: seed 003's fill and walk kernels (one thread per pair,
+//! * [`traceback`]: gpu-pairAlign's fill and walk kernels (Blazewicz 2011) (one thread per pair,
 //!   alignments with traceback).
 //! * [`vector`]: CUDASW++ 2.0's virtualized SIMD vector (a warp or half-warp
 //!   as one vector register; the host holds all lanes in an array).

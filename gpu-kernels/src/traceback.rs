@@ -5,7 +5,7 @@
 //! The two kernels of gpu-pairAlign: Blazewicz, J., Frohmberg, W.,
 //! Kierzynka, M., Pesch, E. & Wojciechowski, P. (2011). *Protein alignment
 //! algorithms with an efficient backtracking routine on multiple GPUs.*
-//! BMC Bioinformatics 12:181 (seed 003). Kernel 1 (the paper's Figure 3)
+//! BMC Bioinformatics 12:181. Kernel 1 (the paper's Figure 3)
 //! fills H, E and F and writes four backtrack bits per cell, eight cells per
 //! 32-bit word; kernel 2 (Figure 4) walks back from the end cell reading only
 //! those bits, in time linear in the alignment's length.
@@ -17,7 +17,7 @@
 //! nothing, an up move). Borders, `E(i,0) = F(0,j) = -∞`:
 //! `H(i,0) = -(open + i·extend)`, `H(0,j) = -(open + j·extend)` for global
 //! (`H(0,0) = 0`), `0` for local and semiglobal. For every cell
-//! `1 <= i <= n`, `1 <= j <= m` the nibble holds (seed 003's formulas 9–14,
+//! `1 <= i <= n`, `1 <= j <= m` the nibble holds (the paper's formulas 9–14,
 //! restated for this recurrence; bit values in [`crate::layout`]):
 //!
 //! | bit | paper | set when |

@@ -23,11 +23,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use host::db::Database;
-use host::dispatch::{Policy, Unit, Worker, units_from_chunks};
-use host::engine::gpu::chunk_limits;
-use host::engine::multi::{MultiEngine, SharedBatch, multi_device_plan};
-use host::engine::{Engine, Kernel};
+use host::dispatch::{Policy, Round, Unit, Worker, units_from_chunks};
+use host::engine::Engine;
+use host::engine::gpu::Budget;
+use host::engine::multi::{MultiEngine, multi_device_plan};
 use host::error::{Error, Result};
+use host::kernel::{KernelChoice, Plan, Target};
 
 /// Seconds a device of speed 1 spends per cell: 17 s for the 20 standard
 /// queries against the 570k synthetic database (8.5e12 cells), long enough
@@ -40,7 +41,6 @@ struct SimulatedDevice {
     name: String,
     speed: f64,
     plan: Arc<Vec<Range<usize>>>,
-    batch: SharedBatch,
 }
 
 impl Worker for SimulatedDevice {
@@ -48,12 +48,11 @@ impl Worker for SimulatedDevice {
         self.name.clone()
     }
 
-    fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
+    fn run_unit(&mut self, _round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
         std::thread::sleep(Duration::from_secs_f64(
             unit.cost as f64 * SECONDS_PER_CELL / self.speed,
         ));
-        let task = self.batch.task(unit);
-        Ok(vec![0; self.plan[task.chunk].len() * task.queries.len()])
+        Ok(vec![0; self.plan[unit.chunk].len() * unit.queries.len()])
     }
 }
 
@@ -83,7 +82,6 @@ fn balance(
     plan: &Arc<Vec<Range<usize>>>,
     queries: &[Vec<u8>],
 ) -> Result<[f64; 2]> {
-    let batch = SharedBatch::default();
     let devices = speeds
         .iter()
         .enumerate()
@@ -91,11 +89,10 @@ fn balance(
             name: format!("device {k} (speed {speed})"),
             speed,
             plan: plan.clone(),
-            batch: batch.clone(),
         })
         .collect();
     let chunks = units_from_chunks(db, plan);
-    let mut engine = MultiEngine::new(devices, policy, chunks, batch, db.len())?;
+    let mut engine = MultiEngine::new(devices, policy, chunks, db.len())?;
     let query_residues: usize = queries.iter().map(Vec::len).sum();
     let cells = query_residues as f64 * db.total_residues() as f64;
     let ideal = cells * SECONDS_PER_CELL / speeds.iter().sum::<f64>();
@@ -123,14 +120,16 @@ fn run() -> Result<()> {
         .into_iter()
         .map(|r| r.codes)
         .collect();
-    let kernel: Kernel = "auto".parse()?;
-    // The plan of an 80 GB GPU, where the database is resident.
-    let limits = chunk_limits(&db, 80 << 30)?;
+    // `auto` on an 80 GB Hopper GPU, where the database is resident.
+    let hopper = Target::Gpu { capability: (9, 0) };
+    let gaps = gpu_kernels::recurrence::Gaps::new(11, 1);
+    let auto = Plan::new(KernelChoice::default(), hopper, &db, gaps);
+    let limits = Budget(80 << 30).resident_chunks(&db)?;
     println!("| devices (speeds) | chunks | policy | balance, pass 1 | balance, pass 2 |");
     println!("|---|---:|---|---:|---:|");
     for machine in machines {
         let speeds = parse_speeds(machine)?;
-        let plan = Arc::new(multi_device_plan(&db, speeds.len(), limits, kernel));
+        let plan = Arc::new(multi_device_plan(&db, speeds.len(), limits, &auto));
         for policy in Policy::ALL {
             let [first, second] = balance(policy, &speeds, &db, &plan, &queries)?;
             println!(

@@ -35,9 +35,10 @@ use std::time::Instant;
 use crate::db::Database;
 use crate::error::{Error, Result};
 
-/// One unit of work: a chunk of the sorted database, for one query or a
-/// batch of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One unit of work: a chunk of the sorted database against some of the
+/// round's queries. It carries what the worker needs to know; the queries
+/// themselves are borrowed for the round ([`Round`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unit {
     /// The unit's position in the caller's list (and in
     /// [`DispatchOutcome::scores`]); the units of one round number `0..n`.
@@ -46,21 +47,51 @@ pub struct Unit {
     /// or its cells (residues × query length). Only ratios matter: the
     /// policies balance it and speeds are measured in it per second.
     pub cost: u64,
+    /// The chunk (or streamed part) of the plan the unit scores.
+    pub chunk: usize,
+    /// The positions in [`Round::queries`] of the queries it is scored
+    /// against; its result is their scores, one query after another.
+    pub queries: Range<usize>,
+}
+
+impl Unit {
+    /// Unit `index` of cost `cost`: chunk `index` against no query (a
+    /// caller sets [`Unit::queries`] for its round).
+    pub fn new(index: usize, cost: u64) -> Unit {
+        Unit {
+            index,
+            cost,
+            chunk: index,
+            queries: 0..0,
+        }
+    }
+}
+
+/// What one round asks: its number (a new number per batch of queries) and
+/// the queries its units are scored against.
+#[derive(Clone, Copy, Debug)]
+pub struct Round<'a> {
+    /// The round's number, counted from 0 by the caller.
+    pub number: usize,
+    /// The round's queries (residue codes).
+    pub queries: &'a [&'a [u8]],
 }
 
 /// Units for `chunks` (ranges of sorted positions of `db`, for example from
-/// [`crate::db::plan_chunks`]), unit `k` being `chunks[k]`.
+/// [`crate::db::plan_chunks`]), unit `k` being `chunks[k]` costed in residues.
 pub fn units_from_chunks(db: &Database, chunks: &[Range<usize>]) -> Vec<Unit> {
     let offsets = db.offsets();
     chunks
         .iter()
         .enumerate()
-        .map(|(index, r)| Unit {
-            index,
-            cost: offsets
-                .get(r.end)
-                .zip(offsets.get(r.start))
-                .map_or(0, |(end, start)| end.saturating_sub(*start)),
+        .map(|(index, r)| {
+            Unit::new(
+                index,
+                offsets
+                    .get(r.end)
+                    .zip(offsets.get(r.start))
+                    .map_or(0, |(end, start)| end.saturating_sub(*start)),
+            )
         })
         .collect()
 }
@@ -117,10 +148,10 @@ pub trait Worker: Send {
     /// The device's name for warnings and the run summary (e.g. "GPU 1 (NVIDIA H100)").
     fn name(&self) -> String;
 
-    /// The scores of `unit`'s sequences in round number `round` (for
-    /// example against the round's query), in sorted order. An error marks
-    /// the device as failed.
-    fn run_unit(&mut self, round: usize, unit: &Unit) -> Result<Vec<i32>>;
+    /// The scores of `unit`'s chunk against each of its queries of
+    /// `round`, one query after another, in sorted order. An error marks the
+    /// device as failed.
+    fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>>;
 }
 
 /// What one device did in one round.
@@ -217,11 +248,6 @@ impl<W: Worker> Dispatcher<W> {
         self.policy
     }
 
-    /// Switches policy; the measured weights are kept.
-    pub fn set_policy(&mut self, policy: Policy) {
-        self.policy = policy;
-    }
-
     /// Each worker's current relative speed (only ratios matter).
     pub fn weights(&self) -> &[f64] {
         &self.weights
@@ -261,11 +287,6 @@ impl<W: Worker> Dispatcher<W> {
         self.failures.iter().filter(|f| f.is_none()).count()
     }
 
-    /// Gives the workers back.
-    pub fn into_workers(self) -> Vec<W> {
-        self.workers
-    }
-
     /// Scores every unit of round number `round` (one query's chunks, or a
     /// batch of queries' units; the number is passed through to
     /// [`Worker::run_unit`]); then re-weights the workers by the speed each
@@ -275,7 +296,7 @@ impl<W: Worker> Dispatcher<W> {
     /// [`Error::InvalidArgument`] when the units' indices are not `0..n`;
     /// [`Error::AllDevicesFailed`] when every worker has failed (no partial
     /// result is ever returned).
-    pub fn run_round(&mut self, round: usize, units: &[Unit]) -> Result<DispatchOutcome> {
+    pub fn run_round(&mut self, round: &Round<'_>, units: &[Unit]) -> Result<DispatchOutcome> {
         check_indices(units)?;
         if self.healthy() == 0 {
             return Err(self.all_failed());
@@ -404,7 +425,7 @@ impl<W: Worker> Dispatcher<W> {
     /// in `results`.
     fn run_plan(
         &mut self,
-        round: usize,
+        round: &Round<'_>,
         units: &[Unit],
         plan: Plan,
         results: &Mutex<Vec<Option<Vec<i32>>>>,
@@ -453,7 +474,7 @@ impl<W: Worker> Dispatcher<W> {
                                     report.seconds += seconds;
                                 }
                                 Err(e) => {
-                                    report.failure = Some((Some(position), e.to_string()));
+                                    report.failure = Some((Some(position), chain(&e)));
                                     break;
                                 }
                             }
@@ -476,6 +497,17 @@ impl<W: Worker> Dispatcher<W> {
                 .collect()
         })
     }
+}
+
+/// `error` and its sources, as `{:#}` prints an error chain.
+fn chain(error: &Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
@@ -600,6 +632,14 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
+    /// Round number `number`, with no queries (the fakes score by number).
+    fn round(number: usize) -> Round<'static> {
+        Round {
+            number,
+            queries: &[],
+        }
+    }
+
     /// The scores a fake device returns: a function of query and unit only.
     fn expected(query: usize, unit: &Unit) -> Vec<i32> {
         (0..(unit.cost % 5 + 1) as i32)
@@ -630,7 +670,8 @@ mod tests {
         fn name(&self) -> String {
             self.name.clone()
         }
-        fn run_unit(&mut self, query: usize, unit: &Unit) -> Result<Vec<i32>> {
+        fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
+            let query = round.number;
             self.own_calls.fetch_add(1, Ordering::SeqCst);
             let fail = match self.fault {
                 Fault::None => false,
@@ -639,12 +680,7 @@ mod tests {
                 Fault::Panic => panic!("fake device {} exploded", self.name),
             };
             if fail {
-                return Err(Error::Gpu {
-                    device: 9,
-                    name: self.name.clone(),
-                    stage: "running the kernel",
-                    message: "injected fault".into(),
-                });
+                return Err(Error::Internal(format!("{}: injected fault", self.name)));
             }
             if self.nanos_per_cost > 0 {
                 std::thread::sleep(Duration::from_nanos(self.nanos_per_cost * unit.cost));
@@ -684,10 +720,7 @@ mod tests {
     /// Units of uneven sizes, in decreasing-length database order.
     fn units(n: usize) -> Vec<Unit> {
         (0..n)
-            .map(|index| Unit {
-                index,
-                cost: 4000 - (index as u64 * 37) % 3000,
-            })
+            .map(|index| Unit::new(index, 4000 - (index as u64 * 37) % 3000))
             .collect()
     }
 
@@ -723,7 +756,7 @@ mod tests {
 
     #[test]
     fn weighted_plan_is_contiguous_and_proportional() {
-        let units: Vec<Unit> = (0..100).map(|index| Unit { index, cost: 10 }).collect();
+        let units: Vec<Unit> = (0..100).map(|index| Unit::new(index, 10)).collect();
         let all: Vec<usize> = (0..100).collect();
         let lists = plan_weighted(&units, &all, &[3.0, 1.0, 0.5], &[true, true, false]);
         assert_eq!(lists[0], (0..75).collect::<Vec<_>>());
@@ -737,7 +770,7 @@ mod tests {
         let units: Vec<Unit> = sizes
             .iter()
             .enumerate()
-            .map(|(index, &r)| Unit { index, cost: r })
+            .map(|(index, &r)| Unit::new(index, r))
             .collect();
         let all: Vec<usize> = (0..units.len()).collect();
         let lists = plan_greedy(&units, &all, &[1.0, 1.0], &[true, true]);
@@ -756,17 +789,17 @@ mod tests {
         let units = units(40);
         let (single, rig) = fakes(&[(0, Fault::None)]);
         let mut one = Dispatcher::new(single, Policy::Dynamic).unwrap();
-        let reference = one.run_round(0, &units).unwrap();
+        let reference = one.run_round(&round(0), &units).unwrap();
         check_exactly_once(&rig, 0, &units, &reference);
         for policy in Policy::ALL {
             let (workers, rig) = fakes(&[(20, Fault::None), (60, Fault::None), (0, Fault::None)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
             for query in 0..2 {
-                let outcome = d.run_round(query, &units).unwrap();
+                let outcome = d.run_round(&round(query), &units).unwrap();
                 assert!(outcome.warnings.is_empty());
                 check_exactly_once(&rig, query, &units, &outcome);
             }
-            let outcome = d.run_round(0, &units).unwrap();
+            let outcome = d.run_round(&round(0), &units).unwrap();
             assert_eq!(outcome.scores, reference.scores, "{policy}");
             assert_eq!(outcome.concatenated(), reference.concatenated());
         }
@@ -785,7 +818,7 @@ mod tests {
                 let (workers, rig) =
                     fakes(&[(300, Fault::None), (300, fault.clone()), (300, Fault::None)]);
                 let mut d = Dispatcher::new(workers, policy).unwrap();
-                let outcome = d.run_round(0, &units).unwrap();
+                let outcome = d.run_round(&round(0), &units).unwrap();
                 check_exactly_once(&rig, 0, &units, &outcome);
                 assert_eq!(outcome.warnings.len(), 1, "{policy}");
                 assert!(
@@ -801,7 +834,7 @@ mod tests {
                 assert!(d.failure(1).is_some());
                 // Not used for later queries.
                 let calls_before = rig.calls[1].load(Ordering::SeqCst);
-                let outcome = d.run_round(1, &units).unwrap();
+                let outcome = d.run_round(&round(1), &units).unwrap();
                 check_exactly_once(&rig, 1, &units, &outcome);
                 assert!(outcome.warnings.is_empty());
                 assert_eq!(rig.calls[1].load(Ordering::SeqCst), calls_before);
@@ -816,13 +849,13 @@ mod tests {
         for policy in Policy::ALL {
             let (workers, _) = fakes(&[(0, Fault::After(1)), (0, Fault::Always)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
-            let err = d.run_round(0, &units).unwrap_err();
+            let err = d.run_round(&round(0), &units).unwrap_err();
             let Error::AllDevicesFailed(m) = &err else {
                 panic!("{err}")
             };
             assert!(m.contains("fake GPU 0") && m.contains("fake GPU 1"), "{m}");
             assert!(matches!(
-                d.run_round(1, &units),
+                d.run_round(&round(1), &units),
                 Err(Error::AllDevicesFailed(_))
             ));
         }
@@ -831,22 +864,17 @@ mod tests {
     #[test]
     fn weights_adapt_to_measured_speed() {
         // Worker 0 is four times as fast as worker 1.
-        let units: Vec<Unit> = (0..20)
-            .map(|index| Unit {
-                index,
-                cost: 10_000,
-            })
-            .collect();
+        let units: Vec<Unit> = (0..20).map(|index| Unit::new(index, 10_000)).collect();
         let share = |o: &DispatchOutcome| {
             o.workers[0].cost as f64 / (o.workers[0].cost + o.workers[1].cost) as f64
         };
         let (workers, rig) = fakes(&[(50, Fault::None), (200, Fault::None)]);
         let mut d = Dispatcher::new(workers, Policy::Weighted).unwrap();
-        let first = d.run_round(0, &units).unwrap();
+        let first = d.run_round(&round(0), &units).unwrap();
         check_exactly_once(&rig, 0, &units, &first);
         assert!((share(&first) - 0.5).abs() < 1e-9, "equal split first");
         assert!(d.weights()[0] > 2.0 * d.weights()[1], "{:?}", d.weights());
-        let second = d.run_round(1, &units).unwrap();
+        let second = d.run_round(&round(1), &units).unwrap();
         check_exactly_once(&rig, 1, &units, &second);
         assert!(
             share(&second) > 0.65,
@@ -862,8 +890,8 @@ mod tests {
         for policy in [Policy::Greedy, Policy::Dynamic] {
             let (workers, _) = fakes(&[(100, Fault::None), (800, Fault::None)]);
             let mut d = Dispatcher::new(workers, policy).unwrap();
-            d.run_round(0, &units).unwrap();
-            let o = d.run_round(1, &units).unwrap();
+            d.run_round(&round(0), &units).unwrap();
+            let o = d.run_round(&round(1), &units).unwrap();
             assert!(
                 o.workers[0].cost > 2 * o.workers[1].cost,
                 "{policy}: {:?}",
@@ -876,20 +904,20 @@ mod tests {
     fn bad_input_is_rejected() {
         let (workers, _) = fakes(&[(0, Fault::None)]);
         let mut d = Dispatcher::new(workers, Policy::Greedy).unwrap();
-        let dup = [Unit { index: 0, cost: 1 }, Unit { index: 0, cost: 1 }];
+        let dup = [Unit::new(0, 1), Unit::new(0, 1)];
         assert!(matches!(
-            d.run_round(0, &dup),
+            d.run_round(&round(0), &dup),
             Err(Error::InvalidArgument(_))
         ));
-        let gap = [Unit { index: 1, cost: 1 }];
+        let gap = [Unit::new(1, 1)];
         assert!(matches!(
-            d.run_round(0, &gap),
+            d.run_round(&round(0), &gap),
             Err(Error::InvalidArgument(_))
         ));
         assert!(d.set_weights(&[0.0]).is_err());
         assert!(d.set_weights(&[1.0, 2.0]).is_err());
         d.set_weights(&[3.0]).unwrap();
-        let empty = d.run_round(0, &[]).unwrap();
+        let empty = d.run_round(&round(0), &[]).unwrap();
         assert!(empty.scores.is_empty());
         assert!(matches!(
             Dispatcher::<Fake>::new(Vec::new(), Policy::Weighted),
@@ -907,9 +935,6 @@ mod tests {
         };
         let db = Database::from_records(vec![rec(3), rec(9), rec(5), rec(1)]);
         let u = units_from_chunks(&db, &[0..2, 2..4]);
-        assert_eq!(
-            u,
-            vec![Unit { index: 0, cost: 14 }, Unit { index: 1, cost: 4 }]
-        );
+        assert_eq!(u, vec![Unit::new(0, 14), Unit::new(1, 4)]);
     }
 }

@@ -71,8 +71,9 @@ pub enum Error {
     /// Occurs when the driver loads but reports no GPU.
     #[error("the CUDA driver reports no GPU")]
     NoDevice,
-    /// Occurs when a CUDA call fails; names the GPU and the pipeline stage.
-    #[error("GPU {device} ({name}): {stage}: {message}")]
+    /// Occurs when a CUDA call fails; names the GPU and the pipeline stage,
+    /// with the driver's error as the source.
+    #[error("GPU {device} ({name}): {stage}")]
     Gpu {
         /// Device ordinal.
         device: usize,
@@ -80,8 +81,8 @@ pub enum Error {
         name: String,
         /// The stage that failed (e.g. "uploading the database").
         stage: &'static str,
-        /// The driver's message.
-        message: String,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
     },
     /// Occurs when every device of a multi-device search has failed, so no
     /// complete result exists; lists each device's error.
@@ -90,6 +91,10 @@ pub enum Error {
     /// Occurs when options contradict each other or are out of range.
     #[error("{0}")]
     InvalidArgument(String),
+    /// Occurs when warpsw breaks one of its own rules (a bug, never the
+    /// user's input): says which, so that it can be reported.
+    #[error("internal error (please report it): {0}")]
+    Internal(String),
 }
 
 fn location(record: &Option<String>, line: Option<u64>) -> String {

@@ -8,7 +8,7 @@ use gpu_kernels::layout::{
 
 use crate::matrix::ScoreMatrix;
 
-/// The sequential query profile (seed 000 Fig. 5; CUDASW++ 2.0): for each
+/// The sequential query profile (SW-CUDA, Manavski 2008, Fig. 5; CUDASW++ 2.0, Liu 2010): for each
 /// residue code `c`, the scores `s(q_i, c)` of every query row `i` as `i8`,
 /// four rows per `u32`, the query padded with [`PAD_SCORE`] to a whole SIMT
 /// strip. See `gpu_kernels::layout` for the exact format.

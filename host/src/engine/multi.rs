@@ -5,116 +5,31 @@
 //! Every device holds the whole database, cut by one shared chunk plan, so
 //! any chunk can run anywhere; the dispatcher decides who runs what, redoes
 //! the chunks of a device that fails, and the scores come back in sorted
-//! order exactly as from one device.
+//! order exactly as from one device. Each unit names its chunk and its
+//! queries; the batch of queries is borrowed for the round.
 
 use std::ops::Range;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-use gpu_kernels::recurrence::Gaps;
-
-use super::gpu::{GpuEngine, chunk_limits, plan_for, sorted_lengths};
-use super::inter_sequence;
-use super::{Engine, Kernel};
+use super::Engine;
+use super::gpu::{Budget, DeviceInfo, GpuEngine, plan_for};
 use crate::db::{ChunkLimits, Database, PackedChunk};
-use crate::dispatch::{Dispatcher, Policy, Unit, Worker, units_from_chunks};
+use crate::dispatch::{Dispatcher, Policy, Round, Unit, Worker, units_from_chunks};
 use crate::error::{Error, Result};
-use crate::profile::sequential_profile;
+use crate::kernel::{Kernel, Plan};
 use crate::scoring::Scoring;
 
 /// Chunks per device in a multi-device plan: enough for the policies to
-/// balance, few enough that each launch still fills a GPU. Chosen on the
-/// 570k synthetic database (benches/RESULTS.md): with `simt` as `auto`'s
-/// first stage one H100 ran 2 GPUs' plan at 0.98-0.99 of its own speed
-/// with 2 chunks per GPU and at 0.96 with 4, 4 GPUs' plan at 0.96-0.97 and
-/// 0.93 (runs 15-18); `simt-i16x2` aligns two sequences per thread, so a
-/// chunk needs twice the sequences to fill the GPU: 0.85 / 0.71 with 2
-/// chunks per GPU, 1.01 / 0.85 with 1 (run 30). With the queries batched
-/// as (query, chunk) units there are plenty of units to balance either way
-/// (simulated `dynamic` with one chunk per GPU: 0.995 / 0.990 of ideal on
-/// 2 / 4 devices, run 21).
+/// balance, few enough that each launch still fills a GPU (`simt-i16x2`
+/// aligns two sequences per thread, so a chunk needs many). With the
+/// queries batched as (query, chunk) units there are plenty of units to
+/// balance.
 pub const CHUNKS_PER_DEVICE: usize = 1;
-
-/// The batch of queries that the workers of a [`MultiEngine`] are asked
-/// about, and how it is cut into units: one unit per (query, chunk) pair
-/// when the database is resident, one unit per chunk covering every query
-/// of the batch when it is streamed (each part uploaded once per batch).
-#[derive(Clone, Debug, Default)]
-pub struct SharedBatch(Arc<RwLock<Batch>>);
-
-#[derive(Debug, Default)]
-struct Batch {
-    queries: Vec<Vec<u8>>,
-    /// `Some(chunks)`: unit `i` is query `i / chunks` against chunk
-    /// `i % chunks`; `None`: unit `i` is chunk `i` against every query.
-    chunks_per_query: Option<usize>,
-}
-
-/// What one unit asks of a worker: a chunk of the plan against some of the
-/// batch's queries; the unit's result is its scores for each in turn.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Task {
-    /// The chunk (or streamed part) of the plan.
-    pub chunk: usize,
-    /// The position in the batch of the first of `queries`.
-    pub first_query: usize,
-    /// The queries (residue codes).
-    pub queries: Vec<Vec<u8>>,
-}
-
-impl Task {
-    /// Each query with its position in the batch.
-    pub fn numbered(&self) -> impl Iterator<Item = (usize, &[u8])> {
-        (self.first_query..).zip(self.queries.iter().map(|q| &q[..]))
-    }
-}
-
-impl SharedBatch {
-    /// The task of `unit` in the current batch.
-    pub fn task(&self, unit: &Unit) -> Task {
-        let batch = self.0.read().unwrap_or_else(|p| p.into_inner());
-        let queries = batch.queries_of(unit.index);
-        Task {
-            chunk: batch
-                .chunks_per_query
-                .map_or(unit.index, |chunks| unit.index % chunks),
-            first_query: queries.start,
-            queries: batch.queries[queries].to_vec(),
-        }
-    }
-
-    fn set(&self, queries: &[&[u8]], chunks_per_query: Option<usize>) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Batch {
-            queries: queries.iter().map(|q| q.to_vec()).collect(),
-            chunks_per_query,
-        };
-    }
-
-    fn queries_of(&self, unit_index: usize) -> Range<usize> {
-        self.0
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .queries_of(unit_index)
-    }
-}
-
-impl Batch {
-    /// Positions in the batch of the queries unit `index` is scored against.
-    fn queries_of(&self, index: usize) -> Range<usize> {
-        match self.chunks_per_query {
-            Some(chunks) => {
-                let k = (index / chunks.max(1)).min(self.queries.len());
-                k..(k + 1).min(self.queries.len())
-            }
-            None => 0..self.queries.len(),
-        }
-    }
-}
 
 /// A GPU as a dispatch worker: runs one resident chunk per unit.
 pub struct GpuWorker {
     engine: GpuEngine,
-    batch: SharedBatch,
-    /// The (batch, query) whose profile is on the GPU.
+    /// The (round, query) whose profile is on the GPU.
     loaded: Option<(usize, usize)>,
 }
 
@@ -123,29 +38,37 @@ impl Worker for GpuWorker {
         self.engine.info().label()
     }
 
-    fn run_unit(&mut self, batch: usize, unit: &Unit) -> Result<Vec<i32>> {
-        let task = self.batch.task(unit);
+    fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
         let mut scores = Vec::new();
-        for (k, query) in task.numbered() {
-            if self.loaded != Some((batch, k)) {
-                self.engine.load_query(query)?;
-                self.loaded = Some((batch, k));
+        for k in unit.queries.clone() {
+            if self.loaded != Some((round.number, k)) {
+                self.engine.load_query(query_of(round, k)?)?;
+                self.loaded = Some((round.number, k));
             }
-            self.engine.launch_chunk(task.chunk)?;
-            scores.extend(self.engine.chunk_scores(task.chunk)?);
+            self.engine.launch_chunk(unit.chunk)?;
+            scores.extend(self.engine.chunk_scores(unit.chunk)?);
         }
         Ok(scores)
     }
 }
 
-/// The CPU as a dispatch worker (the kernels under emulation): for tests and
-/// for mixing the host's cores with GPUs.
+/// Query `k` of `round`, or an internal error.
+fn query_of<'a>(round: &Round<'a>, k: usize) -> Result<&'a [u8]> {
+    round.queries.get(k).copied().ok_or_else(|| {
+        Error::Internal(format!(
+            "a unit names query {k} of a round of {}",
+            round.queries.len()
+        ))
+    })
+}
+
+/// The CPU as a dispatch worker (`simt`'s inter-sequence form): for tests
+/// and for mixing the host's cores with GPUs.
 pub struct CpuWorker {
     name: String,
     db: Arc<Database>,
     plan: Arc<Vec<Range<usize>>>,
     scoring: Scoring,
-    batch: SharedBatch,
 }
 
 impl CpuWorker {
@@ -155,14 +78,12 @@ impl CpuWorker {
         db: Arc<Database>,
         plan: Arc<Vec<Range<usize>>>,
         scoring: Scoring,
-        batch: SharedBatch,
     ) -> CpuWorker {
         CpuWorker {
             name: name.into(),
             db,
             plan,
             scoring,
-            batch,
         }
     }
 }
@@ -172,17 +93,17 @@ impl Worker for CpuWorker {
         self.name.clone()
     }
 
-    fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
-        let task = self.batch.task(unit);
-        let range = self.plan.get(task.chunk).cloned().ok_or_else(|| {
-            Error::InvalidArgument(format!("chunk {} is not in the plan", task.chunk))
-        })?;
+    fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
+        let range =
+            self.plan.get(unit.chunk).cloned().ok_or_else(|| {
+                Error::Internal(format!("chunk {} is not in the plan", unit.chunk))
+            })?;
         let chunk = PackedChunk::pack(&self.db, range);
-        let gaps: Gaps = self.scoring.gaps.kernel_gaps();
+        let gaps = self.scoring.gaps.kernel_gaps();
         let mut scores = Vec::new();
-        for query in &task.queries {
-            let profile = sequential_profile(query, &self.scoring.matrix);
-            scores.extend(inter_sequence::score_chunk(&chunk, &profile, gaps));
+        for k in unit.queries.clone() {
+            let profile = Kernel::Simt.profile(query_of(round, k)?, &self.scoring.matrix);
+            scores.extend(Kernel::Simt.run_cpu(&chunk, &profile, gaps));
         }
         Ok(scores)
     }
@@ -200,7 +121,6 @@ pub struct MultiEngine<W: Worker> {
     dispatcher: Dispatcher<W>,
     /// The plan's chunks (or parts), costed in residues.
     chunks: Vec<Unit>,
-    batch: SharedBatch,
     batch_len: usize,
     /// Whether each unit is one (query, chunk) pair.
     per_query: bool,
@@ -213,13 +133,12 @@ pub struct MultiEngine<W: Worker> {
 }
 
 impl<W: Worker> MultiEngine<W> {
-    /// An engine over `workers` holding the whole database, which must share
-    /// `batch` and the chunk plan that `chunks` were made from.
+    /// An engine over `workers` holding the whole database, cut by the chunk
+    /// plan that `chunks` ([`units_from_chunks`]) were made from.
     pub fn new(
         workers: Vec<W>,
         policy: Policy,
         chunks: Vec<Unit>,
-        batch: SharedBatch,
         sequences: usize,
     ) -> Result<MultiEngine<W>> {
         let names: Vec<String> = workers.iter().map(|w| w.name()).collect();
@@ -232,7 +151,6 @@ impl<W: Worker> MultiEngine<W> {
             busy: vec![0.0; workers.len()],
             dispatcher: Dispatcher::new(workers, policy)?,
             chunks,
-            batch,
             batch_len: match policy {
                 Policy::Weighted => 1,
                 Policy::Greedy | Policy::Dynamic => batch_len_for(sequences),
@@ -255,15 +173,18 @@ impl<W: Worker> MultiEngine<W> {
         self
     }
 
-    /// The dispatcher (weights, failures).
-    pub fn dispatcher(&self) -> &Dispatcher<W> {
-        &self.dispatcher
-    }
-
-    /// The units of a batch of `queries`.
+    /// The units of a batch of `queries`: each (query, chunk) pair costed in
+    /// cells, or each chunk against the whole batch.
     fn units(&self, queries: &[&[u8]]) -> Vec<Unit> {
         if !self.per_query {
-            return self.chunks.clone();
+            return self
+                .chunks
+                .iter()
+                .map(|chunk| Unit {
+                    queries: 0..queries.len(),
+                    ..chunk.clone()
+                })
+                .collect();
         }
         let n = self.chunks.len();
         queries
@@ -273,6 +194,8 @@ impl<W: Worker> MultiEngine<W> {
                 self.chunks.iter().map(move |chunk| Unit {
                     index: k * n + chunk.index,
                     cost: chunk.cost * query.len() as u64,
+                    chunk: chunk.chunk,
+                    queries: k..k + 1,
                 })
             })
             .collect()
@@ -291,7 +214,9 @@ impl<W: Worker> Engine for MultiEngine<W> {
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         let mut scores = self.score_batch(&[query])?;
-        Ok(scores.pop().expect("one query, one score vector"))
+        scores
+            .pop()
+            .ok_or_else(|| Error::Internal("one query gave no scores".into()))
     }
 
     fn batch_len(&self) -> usize {
@@ -302,11 +227,12 @@ impl<W: Worker> Engine for MultiEngine<W> {
         if queries.is_empty() {
             return Ok(Vec::new());
         }
-        self.batch
-            .set(queries, self.per_query.then_some(self.chunks.len()));
-        let outcome = self
-            .dispatcher
-            .run_round(self.batches_run, &self.units(queries))?;
+        let units = self.units(queries);
+        let round = Round {
+            number: self.batches_run,
+            queries,
+        };
+        let outcome = self.dispatcher.run_round(&round, &units)?;
         self.batches_run += 1;
         self.warnings.extend(outcome.warnings.iter().cloned());
         for (busy, stats) in self.busy.iter_mut().zip(&outcome.workers) {
@@ -314,11 +240,12 @@ impl<W: Worker> Engine for MultiEngine<W> {
         }
         // Each unit's scores hold its queries' one after another.
         let mut scores = vec![Vec::with_capacity(self.sequences); queries.len()];
-        for (index, unit_scores) in outcome.scores.iter().enumerate() {
-            let of = self.batch.queries_of(index);
+        for (unit, unit_scores) in units.iter().zip(&outcome.scores) {
+            let of = unit.queries.clone();
             if of.is_empty() || unit_scores.len() % of.len() != 0 {
-                return Err(Error::InvalidArgument(format!(
-                    "internal error: unit {index} returned {} scores for {} queries",
+                return Err(Error::Internal(format!(
+                    "unit {} returned {} scores for {} queries",
+                    unit.index,
                     unit_scores.len(),
                     of.len()
                 )));
@@ -329,8 +256,8 @@ impl<W: Worker> Engine for MultiEngine<W> {
             }
         }
         if let Some(bad) = scores.iter().find(|s| s.len() != self.sequences) {
-            return Err(Error::InvalidArgument(format!(
-                "internal error: {} scores for {} sequences",
+            return Err(Error::Internal(format!(
+                "{} scores for {} sequences",
                 bad.len(),
                 self.sequences
             )));
@@ -358,63 +285,65 @@ pub fn multi_device_plan(
     db: &Database,
     devices: usize,
     limits: ChunkLimits,
-    kernel: Kernel,
+    plan: &Plan,
 ) -> Vec<Range<usize>> {
     let per_chunk = db.len().div_ceil(devices.max(1) * CHUNKS_PER_DEVICE).max(1);
     let limits = ChunkLimits {
         max_sequences: limits.max_sequences.min(per_chunk),
         ..limits
     };
-    plan_for(kernel, &sorted_lengths(db), limits)
+    plan_for(plan, db, limits)
 }
 
-/// Opens every GPU of `ordinals` with the whole database resident (uploaded
-/// in parallel) and one shared chunk plan sized for `free` bytes (the
-/// smallest GPU's, [`super::gpu::smallest_free_memory`]).
+/// Opens every GPU of `devices` (each with its own plan, `plans[k]`) with
+/// the whole database resident (uploaded in parallel) and one shared chunk
+/// plan sized for `budget` (the smallest GPU's).
 pub fn open_gpus(
-    ordinals: &[usize],
+    devices: &[DeviceInfo],
+    plans: &[Plan],
     db: &Database,
     scoring: &Scoring,
-    kernel: Kernel,
     policy: Policy,
-    free: usize,
+    budget: Budget,
 ) -> Result<(MultiEngine<GpuWorker>, f64)> {
-    let plan = multi_device_plan(db, ordinals.len(), chunk_limits(db, free)?, kernel);
+    let first = plans
+        .first()
+        .ok_or_else(|| Error::Internal("no plan for the GPUs".into()))?;
+    let chunks = multi_device_plan(db, devices.len(), budget.resident_chunks(db)?, first);
     let started = std::time::Instant::now();
     let engines: Vec<Result<GpuEngine>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ordinals
+        let handles: Vec<_> = devices
             .iter()
-            .map(|&o| {
-                let plan = &plan;
-                scope.spawn(move || GpuEngine::with_plan(o, db, scoring.clone(), kernel, plan))
+            .zip(plans)
+            .map(|(device, plan)| {
+                let chunks = &chunks;
+                scope.spawn(move || {
+                    GpuEngine::builder(device.ordinal, scoring.clone(), plan.clone())
+                        .chunk_plan(db, chunks)
+                })
             })
             .collect();
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidArgument(
-                        "a GPU upload thread panicked".into(),
-                    ))
-                })
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Internal("a GPU upload thread panicked".into())))
             })
             .collect()
     });
     let upload_seconds = started.elapsed().as_secs_f64();
-    let batch = SharedBatch::default();
     let workers = engines
         .into_iter()
         .map(|e| {
             e.map(|engine| GpuWorker {
                 engine,
-                batch: batch.clone(),
                 loaded: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let chunks = units_from_chunks(db, &plan);
+    let units = units_from_chunks(db, &chunks);
     Ok((
-        MultiEngine::new(workers, policy, chunks, batch, db.len())?,
+        MultiEngine::new(workers, policy, units, db.len())?,
         upload_seconds,
     ))
 }
@@ -422,26 +351,39 @@ pub fn open_gpus(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::tests::record;
 
     #[test]
     fn a_batch_is_cut_per_query_or_per_part() {
-        let batch = SharedBatch::default();
+        let db = Arc::new(Database::from_records(
+            (0..8).map(|k| record(&format!("s{k}"), &[1; 5])).collect(),
+        ));
+        let chunks: Vec<Range<usize>> = (0..4).map(|k| 2 * k..2 * k + 2).collect();
+        let scoring = Scoring {
+            matrix: crate::matrix::ScoreMatrix::by_name("blosum62").unwrap(),
+            gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
+        };
+        let worker = CpuWorker::new("cpu", db.clone(), Arc::new(chunks.clone()), scoring);
+        let units = units_from_chunks(&db, &chunks);
+        let engine = MultiEngine::new(vec![worker], Policy::Dynamic, units, db.len()).unwrap();
         let queries: [&[u8]; 3] = [&[1, 2], &[], &[3]];
-        let unit = |index| Unit { index, cost: 1 };
-        batch.set(&queries, Some(4));
-        let task = batch.task(&unit(6));
-        assert_eq!((task.chunk, task.first_query), (2, 1));
-        assert_eq!(task.queries, [Vec::<u8>::new()]);
-        let task = batch.task(&unit(11));
-        assert_eq!(task.numbered().collect::<Vec<_>>(), [(2, &[3u8][..])]);
-        assert_eq!(task.chunk, 3);
-        batch.set(&queries, None);
-        let task = batch.task(&unit(5));
+        let per_query = engine.units(&queries);
+        assert_eq!(per_query.len(), 12);
         assert_eq!(
-            (task.chunk, task.first_query, task.queries.len()),
-            (5, 0, 3)
+            (per_query[6].chunk, per_query[6].queries.clone()),
+            (2, 1..2)
         );
-        assert_eq!(batch.queries_of(5), 0..3);
+        assert_eq!(per_query[6].cost, 0); // an empty query
+        assert_eq!(
+            (per_query[11].chunk, per_query[11].queries.clone()),
+            (3, 2..3)
+        );
+        assert_eq!(per_query[1].cost, 2 * 10); // 10 residues, 2 query residues
+        assert!(per_query.iter().enumerate().all(|(k, u)| u.index == k));
+        let streamed = engine.streamed(3, "parts".into());
+        let per_part = streamed.units(&queries);
+        assert_eq!(per_part.len(), 4);
+        assert_eq!((per_part[3].chunk, per_part[3].queries.clone()), (3, 0..3));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! of scores allow), each part scored for the whole batch with the ordinary
 //! [`GpuEngine`].
 //!
-//! One GPU ([`PartedGpuEngine`]) double-buffers (seed 001, IV-D): while
+//! One GPU ([`PartedGpuEngine`]) double-buffers (NESW, Dohi 2010, §IV-D): while
 //! part k's kernels run, part k + 1 is uploaded on its own stream, so every
 //! part but the first costs the GPU no upload time when the kernels take
 //! longer than the copy. Two parts are resident at a time, so a part gets a
@@ -17,10 +17,7 @@
 //! (`greedy` hands the same parts to the same GPUs every batch), and a
 //! failed GPU's parts are redone on the others.
 //!
-//! On the H100: the one-GPU engine passes its GPU test, double buffering and
-//! batches included (benches/RESULTS.md runs 11 and 14). Two part workers on
-//! GPU 0 pass their GPU test and give the resident run's hits from the CLI
-//! (run 14).
+//! The memory shares (parts, chunks, kept parts) are [`Budget`]'s.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -29,14 +26,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::gpu::{
-    DeviceInfo, EngineStream, GpuEngine, MAX_CHUNK_SEQUENCES, devices, plan_for, sorted_lengths,
-};
-use super::multi::{MultiEngine, SharedBatch, batch_len_for};
-use super::{Engine, Kernel};
-use crate::db::{ChunkLimits, Database, PackedChunk, group_parts};
-use crate::dispatch::{Policy, Unit, Worker, units_from_chunks};
-use crate::error::Result;
+use super::Engine;
+use super::gpu::{Budget, DeviceInfo, EngineStream, GpuEngine, plan_for};
+use super::multi::{MultiEngine, batch_len_for};
+use crate::db::{Database, PackedChunk, group_parts};
+use crate::dispatch::{Policy, Round, Unit, Worker, units_from_chunks};
+use crate::error::{Error, Result};
+use crate::kernel::Plan;
 use crate::scoring::Scoring;
 
 /// Consecutive packed chunks of the sorted database, uploaded together.
@@ -69,30 +65,26 @@ impl Part {
         &self,
         ordinal: usize,
         scoring: &Scoring,
-        kernel: Kernel,
+        plan: &Plan,
         stream: EngineStream,
     ) -> Result<GpuEngine> {
-        let chunks = self.chunks.iter().map(Cow::Borrowed);
-        GpuEngine::with_chunks(ordinal, scoring.clone(), kernel, chunks, stream)
+        GpuEngine::builder(ordinal, scoring.clone(), plan.clone())
+            .stream(stream)
+            .chunks(self.chunks.iter().map(Cow::Borrowed))
     }
 }
 
-/// Packs `db` in chunks for a GPU with `free` bytes free and groups them
-/// into parts of at most a quarter of that: a chunk and its row buffer in
-/// an eighth of the memory, so two parts with their row buffers take 3/4.
-pub fn plan_parts(db: &Database, kernel: Kernel, free: usize) -> Vec<Part> {
-    let limits = ChunkLimits {
-        max_sequences: MAX_CHUNK_SEQUENCES,
-        max_bytes: (free / 8).max(1 << 20),
-    };
-    let plan = plan_for(kernel, &sorted_lengths(db), limits);
+/// Packs `db` in chunks for a GPU with `budget` and groups them into parts
+/// ([`Budget::streamed_chunks`], [`Budget::part_bytes`]).
+pub fn plan_parts(db: &Database, plan: &Plan, budget: Budget) -> Vec<Part> {
+    let plan = plan_for(plan, db, budget.streamed_chunks());
     let chunks: Vec<PackedChunk> = plan
         .into_par_iter()
         .map(|range| PackedChunk::pack(db, range))
         .collect();
     let bytes: Vec<usize> = chunks.iter().map(PackedChunk::device_bytes).collect();
     let mut chunks = chunks.into_iter();
-    group_parts(&bytes, free / 4)
+    group_parts(&bytes, budget.part_bytes())
         .into_iter()
         .map(|part| Part {
             chunks: chunks.by_ref().take(part.len()).collect(),
@@ -125,26 +117,25 @@ pub struct PartedGpuEngine {
     parts: Vec<Part>,
     sequences: usize,
     scoring: Scoring,
-    kernel: Kernel,
+    plan: Plan,
 }
 
 impl PartedGpuEngine {
-    /// Packs `db` in parts for GPU `ordinal`, which has `free` bytes free
-    /// ([`plan_parts`]).
+    /// Packs `db` in parts for GPU `ordinal` with `budget` ([`plan_parts`]).
     pub fn new(
         ordinal: usize,
         db: &Database,
         scoring: Scoring,
-        kernel: Kernel,
-        free: usize,
-    ) -> Result<PartedGpuEngine> {
-        Ok(PartedGpuEngine {
+        plan: Plan,
+        budget: Budget,
+    ) -> PartedGpuEngine {
+        PartedGpuEngine {
             ordinal,
-            parts: plan_parts(db, kernel, free),
+            parts: plan_parts(db, &plan, budget),
             sequences: db.len(),
             scoring,
-            kernel,
-        })
+            plan,
+        }
     }
 }
 
@@ -153,14 +144,16 @@ impl Engine for PartedGpuEngine {
         format!(
             "GPU {}, kernel {}; database streamed in {} parts per batch of queries (it does not fit in the GPU's memory)",
             self.ordinal,
-            self.kernel,
+            self.plan,
             self.parts.len()
         )
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         let mut scores = self.score_batch(&[query])?;
-        Ok(scores.pop().expect("one query, one score vector"))
+        scores
+            .pop()
+            .ok_or_else(|| Error::Internal("one query gave no scores".into()))
     }
 
     fn batch_len(&self) -> usize {
@@ -169,8 +162,8 @@ impl Engine for PartedGpuEngine {
 
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
         let mut scores = vec![vec![0; self.sequences]; queries.len()];
-        let (ordinal, kernel) = (self.ordinal, self.kernel);
-        let open = |part: &Part| part.open(ordinal, &self.scoring, kernel, EngineStream::Own);
+        let (ordinal, plan) = (self.ordinal, &self.plan);
+        let open = |part: &Part| part.open(ordinal, &self.scoring, plan, EngineStream::Own);
         let mut parts = self.parts.iter();
         let (Some(first), false) = (parts.next(), queries.is_empty()) else {
             return Ok(scores);
@@ -206,8 +199,7 @@ pub struct PartWorker {
     name: String,
     parts: Arc<Vec<Part>>,
     scoring: Scoring,
-    kernel: Kernel,
-    batch: SharedBatch,
+    plan: Plan,
     resident: Resident<GpuEngine>,
 }
 
@@ -256,56 +248,60 @@ impl Worker for PartWorker {
         self.name.clone()
     }
 
-    fn run_unit(&mut self, _batch: usize, unit: &Unit) -> Result<Vec<i32>> {
-        let task = self.batch.task(unit);
-        let queries: Vec<&[u8]> = task.queries.iter().map(|q| &q[..]).collect();
-        let part = &self.parts[task.chunk];
-        let (ordinal, scoring, kernel) = (self.ordinal, &self.scoring, self.kernel);
+    fn run_unit(&mut self, round: &Round<'_>, unit: &Unit) -> Result<Vec<i32>> {
+        let queries = round
+            .queries
+            .get(unit.queries.clone())
+            .ok_or_else(|| Error::Internal(format!("a unit names queries {:?}", unit.queries)))?;
+        let part = self
+            .parts
+            .get(unit.chunk)
+            .ok_or_else(|| Error::Internal(format!("part {} is not in the plan", unit.chunk)))?;
+        let (ordinal, scoring, plan) = (self.ordinal, &self.scoring, &self.plan);
         let engine = self
             .resident
-            .get_or_upload(task.chunk, part.device_bytes(), || {
-                part.open(ordinal, scoring, kernel, EngineStream::Default)
+            .get_or_upload(unit.chunk, part.device_bytes(), || {
+                part.open(ordinal, scoring, plan, EngineStream::Default)
             })?;
         let mut flat = Vec::with_capacity(queries.len() * engine.positions().len());
-        score_part(engine, &queries, |_, _, s| flat.extend(s), || Ok(()))?;
+        score_part(engine, queries, |_, _, s| flat.extend(s), || Ok(()))?;
         Ok(flat)
     }
 }
 
-/// Several GPUs searching a database larger than the smallest one's `free`
-/// bytes: the parts of [`plan_parts`] for that memory spread over the GPUs
-/// by `policy`, each GPU keeping parts resident in half its memory. Returns
-/// the engine and the seconds spent packing.
+/// Several GPUs (`devices`, each with its plan `plans[k]`) searching a
+/// database larger than the smallest one's `budget`: the parts of
+/// [`plan_parts`] for that memory spread over the GPUs by `policy`, each GPU
+/// keeping parts resident in [`Budget::kept_parts_bytes`]. Returns the
+/// engine and the seconds spent packing.
 pub fn open_streamed_gpus(
-    ordinals: &[usize],
+    devices: &[DeviceInfo],
+    plans: &[Plan],
     db: &Database,
     scoring: &Scoring,
-    kernel: Kernel,
     policy: Policy,
-    free: usize,
+    budget: Budget,
 ) -> Result<(MultiEngine<PartWorker>, f64)> {
     let started = std::time::Instant::now();
-    let parts = Arc::new(plan_parts(db, kernel, free));
+    let first = plans
+        .first()
+        .ok_or_else(|| Error::Internal("no plan for the GPUs".into()))?;
+    let parts = Arc::new(plan_parts(db, first, budget));
     let positions: Vec<Range<usize>> = parts.iter().map(Part::positions).collect();
     let units = units_from_chunks(db, &positions);
-    let present = devices()?;
-    let batch = SharedBatch::default();
-    let workers = ordinals
+    let workers = devices
         .iter()
-        .map(|&ordinal| PartWorker {
-            ordinal,
-            name: present
-                .iter()
-                .find(|d| d.ordinal == ordinal)
-                .map_or(format!("GPU {ordinal}"), DeviceInfo::label),
+        .zip(plans)
+        .map(|(device, plan)| PartWorker {
+            ordinal: device.ordinal,
+            name: device.label(),
             parts: parts.clone(),
             scoring: scoring.clone(),
-            kernel,
-            batch: batch.clone(),
-            resident: Resident::new(free / 2),
+            plan: plan.clone(),
+            resident: Resident::new(budget.kept_parts_bytes()),
         })
         .collect();
-    let engine = MultiEngine::new(workers, policy, units, batch, db.len())?.streamed(
+    let engine = MultiEngine::new(workers, policy, units, db.len())?.streamed(
         batch_len_for(db.len()),
         format!(
             "database streamed in {} parts, kept on the GPUs while they fit",
@@ -328,7 +324,7 @@ mod tests {
                 .collect(),
         );
         let free = 4 << 20;
-        let parts = plan_parts(&db, Kernel::Simt, free);
+        let parts = plan_parts(&db, &Plan::one(crate::kernel::Kernel::Simt), Budget(free));
         assert!(parts.len() > 1);
         let mut next = 0;
         for part in &parts {

@@ -25,7 +25,7 @@ use cudarc::driver::{
 };
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
-use super::gpu::{gpu_error, kernels_module, smallest_free_memory};
+use super::gpu::{MemoryCap, gpu_error, kernels_module};
 use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
@@ -219,6 +219,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
     pairs: &[(usize, usize)],
     mode: Mode,
     scoring: &Scoring,
+    memory: MemoryCap,
 ) -> Result<GpuAlignments> {
     if ordinals.is_empty() {
         return Err(Error::InvalidArgument("no GPU to align on".into()));
@@ -238,7 +239,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect::<Result<Vec<_>>>()
     })?;
-    let budget = smallest_free_memory(ordinals)? / 2;
+    let budget = memory.smallest_free(ordinals)?.traceback_bytes();
     let max_pairs = match ordinals.len() {
         1 => MAX_WINDOW_PAIRS,
         n => MAX_WINDOW_PAIRS.min(pairs.len().div_ceil(WINDOWS_PER_DEVICE * n).max(1)),

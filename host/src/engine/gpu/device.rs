@@ -1,0 +1,158 @@
+//! The GPUs the driver reports, their contexts and the kernels' module on
+//! each: discovery, module cache, context binding, and driver errors named
+//! by device and stage.
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{CudaContext, CudaModule, DriverError};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{Error, Result};
+
+/// The kernels' PTX, built by `host/build.rs` for baseline `sm_80`: the
+/// driver JIT-compiles it for the GPU it runs on (Ampere and later).
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels.ptx"));
+
+/// The same kernels built for `sm_90`, loaded on GPUs of compute capability
+/// 9.0 and up: there the 16-bit kernel's packed arithmetic is `add.s16x2` /
+/// `max.s16x2` (DPX in the SASS) instead of pairs of 16-bit instructions.
+pub const PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/gpu_kernels_sm90.ptx"));
+
+/// The PTX for a GPU of compute capability `major.minor`.
+///
+/// ```
+/// use host::engine::gpu::{PTX, PTX_SM90, ptx_for};
+/// assert!(std::ptr::eq(ptx_for((8, 0)), PTX));
+/// assert!(std::ptr::eq(ptx_for((9, 0)), PTX_SM90));
+/// ```
+pub fn ptx_for((major, _minor): (i32, i32)) -> &'static str {
+    if major >= 9 { PTX_SM90 } else { PTX }
+}
+
+/// A GPU the driver reports.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Device ordinal.
+    pub ordinal: usize,
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Total memory in bytes.
+    pub total_memory: usize,
+}
+
+impl DeviceInfo {
+    /// "GPU n (name)": how warnings and run summaries name a device.
+    pub fn label(&self) -> String {
+        format!("GPU {} ({})", self.ordinal, self.name)
+    }
+
+    /// A driver error on this device at `stage`, as the host's [`Error`].
+    pub fn error(&self, stage: &'static str) -> impl Fn(DriverError) -> Error + use<> {
+        gpu_error(self.ordinal, &self.name, stage)
+    }
+}
+
+/// Lists the GPUs, or says why there are none: [`Error::NoDriver`] when no
+/// CUDA driver library can be loaded, [`Error::NoDevice`] when it reports none.
+pub fn devices() -> Result<Vec<DeviceInfo>> {
+    // SAFETY: only checks whether the driver library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::NoDriver("libcuda.so could not be loaded".into()));
+    }
+    let count = CudaContext::device_count().map_err(|e| Error::NoDriver(e.to_string()))?;
+    if count <= 0 {
+        return Err(Error::NoDevice);
+    }
+    (0..count as usize)
+        .map(|ordinal| {
+            let ctx =
+                CudaContext::new(ordinal).map_err(gpu_error(ordinal, "", "opening the device"))?;
+            let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+            let stage = |s| gpu_error(ordinal, &name, s);
+            Ok(DeviceInfo {
+                ordinal,
+                compute_capability: ctx
+                    .compute_capability()
+                    .map_err(stage("reading attributes"))?,
+                total_memory: ctx.total_mem().map_err(stage("reading attributes"))?,
+                name: name.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The GPUs to use: every one present (`None`), or those listed, each
+/// checked to exist, with what the driver reports of each.
+pub fn selected_devices(wanted: Option<&[usize]>) -> Result<Vec<DeviceInfo>> {
+    let present = devices()?;
+    let Some(list) = wanted else {
+        return Ok(present);
+    };
+    list.iter()
+        .map(|&ordinal| {
+            present
+                .iter()
+                .find(|d| d.ordinal == ordinal)
+                .cloned()
+                .ok_or_else(|| {
+                    let ordinals: Vec<usize> = present.iter().map(|d| d.ordinal).collect();
+                    Error::InvalidArgument(format!(
+                        "there is no GPU {ordinal} (GPUs present: {ordinals:?})"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// What the driver reports of GPU `ordinal`.
+pub fn device(ordinal: usize) -> Result<DeviceInfo> {
+    Ok(selected_devices(Some(&[ordinal]))?.remove(0))
+}
+
+/// A driver error on GPU `device` (named `name`) at `stage`.
+pub(crate) fn gpu_error(
+    device: usize,
+    name: &str,
+    stage: &'static str,
+) -> impl Fn(DriverError) -> Error + use<> {
+    let name = name.to_string();
+    move |source| Error::Gpu {
+        device,
+        name: name.clone(),
+        stage,
+        source,
+    }
+}
+
+/// GPU `ordinal`'s context and the kernels' module on it ([`ptx_for`] its
+/// compute capability), the context bound to the calling thread. The driver
+/// JIT-compiles the PTX once per process and device (about half a second on
+/// an H100); every engine and traceback run after the first reuses it.
+pub(crate) fn kernels_module(
+    ordinal: usize,
+    name: &str,
+) -> Result<(Arc<CudaContext>, Arc<CudaModule>)> {
+    /// Device ordinal, its context, the module loaded in it.
+    type Loaded = (usize, Arc<CudaContext>, Arc<CudaModule>);
+    static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, ctx, module)) = loaded.iter().find(|(o, _, _)| *o == ordinal) {
+        ctx.bind_to_thread()
+            .map_err(gpu_error(ordinal, name, "binding the device"))?;
+        return Ok((ctx.clone(), module.clone()));
+    }
+    let stage = |s| gpu_error(ordinal, name, s);
+    let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+    let capability = ctx
+        .compute_capability()
+        .map_err(stage("reading attributes"))?;
+    let module = ctx
+        .load_module(Ptx::from_src(ptx_for(capability)))
+        .map_err(stage("loading the kernels' PTX"))?;
+    loaded.push((ordinal, ctx.clone(), module.clone()));
+    Ok((ctx, module))
+}

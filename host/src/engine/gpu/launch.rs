@@ -1,0 +1,202 @@
+//! What a kernel's adapter needs to launch it on one resident chunk: the
+//! chunk's buffers and their device addresses, the query profile, the row
+//! buffer or column scratch, the loaded entry points, and the size checks
+//! that each kernel's `# Safety` section asks for.
+//!
+//! All `unsafe` launches go through an adapter (`crate::kernel`), which
+//! checks the sizes with [`ChunkLaunch::check_sizes`] first.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use cudarc::driver::{
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig,
+    SyncOnDrop,
+};
+use gpu_kernels::recurrence::Gaps;
+
+use super::device::DeviceInfo;
+use crate::error::{Error, Result};
+
+/// Threads per block of the SIMT kernels (CUDASW++ 2.0 found 256 best).
+pub const SIMT_BLOCK: u32 = 256;
+
+/// Threads per block of the vector kernels (a multiple of 32: whole warps).
+pub const VECTOR_BLOCK: u32 = 256;
+
+/// One chunk of the database, resident on the device.
+pub(crate) struct DeviceChunk {
+    /// The sorted positions it covers.
+    pub range: Range<usize>,
+    /// Residues of the chunk's longest sequence.
+    pub longest: usize,
+    pub words_per_sequence: usize,
+    pub residues: CudaSlice<u32>,
+    pub lengths: CudaSlice<u32>,
+}
+
+/// The entry points of the kernels' module, by PTX symbol.
+pub(crate) type Functions = HashMap<&'static str, CudaFunction>;
+
+/// One launch on one chunk, as an adapter sees it.
+pub struct ChunkLaunch<'a> {
+    pub(crate) device: &'a DeviceInfo,
+    pub(crate) stream: &'a Arc<CudaStream>,
+    pub(crate) functions: &'a Functions,
+    pub(crate) chunk: &'a DeviceChunk,
+    /// The chunk's first score's index in `scores`.
+    pub(crate) score_offset: usize,
+    pub(crate) scores: &'a CudaSlice<i32>,
+    pub(crate) profile: &'a CudaSlice<u32>,
+    pub(crate) query_len: usize,
+    pub(crate) row_buffer: &'a CudaSlice<i32>,
+    pub(crate) scratch: Option<&'a CudaSlice<i32>>,
+    pub(crate) sm_count: usize,
+    pub(crate) gaps: Gaps,
+}
+
+/// Which work buffer a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkBuffer {
+    /// The engine's row buffer (a pair of i32 per residue of each sequence).
+    Rows,
+    /// The column scratch sized by [`crate::kernel::Adapter::scratch_pairs`].
+    Scratch,
+}
+
+/// Device addresses of a launch on one chunk: its residues and lengths, the
+/// work buffer, the profile, and the scores from the chunk's first sequence.
+/// The guards record the buffers' use on the stream when the launch is queued.
+pub struct ChunkPointers<'a> {
+    /// Packed residues.
+    pub residues: u64,
+    /// Sequence lengths.
+    pub lengths: u64,
+    /// Row buffer or scratch.
+    pub buffer: u64,
+    /// Query profile.
+    pub profile: u64,
+    /// Scores of the chunk's first sequence on.
+    pub scores: u64,
+    _guards: [SyncOnDrop<'a>; 5],
+}
+
+impl<'a> ChunkLaunch<'a> {
+    /// Sequences in the chunk.
+    pub fn sequences(&self) -> usize {
+        self.chunk.range.len()
+    }
+
+    /// 32-bit words per sequence of the chunk's packed residues.
+    pub fn words_per_sequence(&self) -> usize {
+        self.chunk.words_per_sequence
+    }
+
+    /// Words of the query profile.
+    pub fn profile_words(&self) -> usize {
+        self.profile.len()
+    }
+
+    /// Residues of the query.
+    pub fn query_len(&self) -> usize {
+        self.query_len
+    }
+
+    /// Streaming multiprocessors of the GPU.
+    pub fn sm_count(&self) -> usize {
+        self.sm_count
+    }
+
+    /// Gap penalties in the kernels' form.
+    pub fn gaps(&self) -> Gaps {
+        self.gaps
+    }
+
+    /// Pairs of i32 in the row buffer.
+    pub fn row_buffer_pairs(&self) -> usize {
+        self.row_buffer.len() / 2
+    }
+
+    /// Pairs of i32 in the column scratch (0 when there is none).
+    pub fn scratch_pairs(&self) -> usize {
+        self.scratch.map_or(0, |s| s.len() / 2)
+    }
+
+    /// An internal error unless the chunk's buffers have the sizes a
+    /// kernel's `# Safety` section requires (`kernel_sizes_ok` says whether
+    /// the kernel's own do).
+    pub fn check_sizes(&self, kernel_sizes_ok: bool) -> Result<()> {
+        let chunk = self.chunk;
+        let common = chunk.residues.len() >= chunk.words_per_sequence * chunk.range.len()
+            && chunk.lengths.len() == chunk.range.len()
+            && self.score_offset + chunk.range.len() <= self.scores.len();
+        if kernel_sizes_ok && common {
+            Ok(())
+        } else {
+            Err(Error::Internal(format!(
+                "buffer sizes do not match chunk {:?} of {}",
+                chunk.range,
+                self.device.label()
+            )))
+        }
+    }
+
+    /// The device addresses of the launch's buffers, `buffer` as its work
+    /// buffer (an internal error if that is the scratch and there is none).
+    pub fn pointers(&self, buffer: WorkBuffer) -> Result<ChunkPointers<'a>> {
+        let work = match buffer {
+            WorkBuffer::Rows => self.row_buffer,
+            WorkBuffer::Scratch => self
+                .scratch
+                .ok_or_else(|| Error::Internal("a striped launch without scratch".into()))?,
+        };
+        let stream = self.stream;
+        let (residues, r) = self.chunk.residues.device_ptr(stream);
+        let (lengths, l) = self.chunk.lengths.device_ptr(stream);
+        let (buffer, b) = work.device_ptr(stream);
+        let (profile, p) = self.profile.device_ptr(stream);
+        let (scores, s) = self.scores.device_ptr(stream);
+        Ok(ChunkPointers {
+            residues,
+            lengths,
+            buffer,
+            profile,
+            scores: scores + 4 * self.score_offset as u64,
+            _guards: [r, l, b, p, s],
+        })
+    }
+
+    /// A launch of entry point `symbol` on the engine's stream, its
+    /// arguments to be pushed by the adapter.
+    pub fn builder(&self, symbol: &str) -> Result<LaunchArgs<'a>> {
+        let function = self
+            .functions
+            .get(symbol)
+            .ok_or_else(|| Error::Internal(format!("entry point {symbol} is not loaded")))?;
+        Ok(self.stream.launch_builder(function))
+    }
+
+    /// A driver error of this launch at `stage`.
+    pub fn error(&self, stage: &'static str) -> impl Fn(DriverError) -> Error + use<> {
+        self.device.error(stage)
+    }
+}
+
+/// One thread per item: blocks of [`SIMT_BLOCK`] threads covering `threads`.
+pub fn one_thread_each(threads: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((threads as u32).div_ceil(SIMT_BLOCK), 1, 1),
+        block_dim: (SIMT_BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Blocks of [`VECTOR_BLOCK`] threads (whole warps) covering `lanes` threads.
+pub fn vector_grid(lanes: usize, shared_mem_bytes: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((lanes as u32).div_ceil(VECTOR_BLOCK), 1, 1),
+        block_dim: (VECTOR_BLOCK, 1, 1),
+        shared_mem_bytes,
+    }
+}

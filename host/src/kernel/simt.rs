@@ -1,0 +1,177 @@
+//! Adapter of the SIMT kernels (`gpu_kernels::simt`, `gpu_kernels::simt_i16x2`):
+//! SW-CUDA (Manavski 2008) and CUDASW++ 2.0's optimized SIMT (Liu 2010), one
+//! thread per database sequence; with CUDASW++ 4.0's packed 16-bit scores
+//! (Schmidt 2024), one thread per two sequences and a 32-bit rescue launch.
+//! Both read the sequential profile ([`crate::profile::sequential_profile`]).
+
+use cudarc::driver::PushKernelArg;
+use gpu_kernels::layout::{NUM_CODES, SimtParams};
+use gpu_kernels::recurrence::Gaps;
+use gpu_kernels::{simt, simt_i16x2};
+
+use super::{Adapter, inter_sequence};
+use crate::db::PackedChunk;
+use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, one_thread_each};
+use crate::error::Result;
+use crate::matrix::ScoreMatrix;
+use crate::profile::sequential_profile;
+
+/// The SIMT family: 32-bit scores, or 16-bit pairs with the rescue.
+pub(crate) struct Simt {
+    packed_16: bool,
+}
+
+impl Simt {
+    pub(crate) const I32: Simt = Simt { packed_16: false };
+    pub(crate) const I16X2: Simt = Simt { packed_16: true };
+}
+
+/// `sw_simt_i16x2`'s second launch: every score above the 16-bit limit
+/// realigned in 32 bits.
+pub const RESCUE_SYMBOL: &str = "sw_simt_i16x2_rescue";
+
+impl Adapter for Simt {
+    fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+        sequential_profile(query, matrix)
+    }
+
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+        if self.packed_16 {
+            run_simt_i16x2_chunk(chunk, profile, gaps)
+        } else {
+            run_simt_chunk(chunk, profile, gaps)
+        }
+    }
+
+    /// `simt` on the CPU is its inter-sequence SIMD form (SWIPE, Rognes
+    /// 2011): the same work with sixteen threads in the lanes of a vector.
+    fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+        if self.packed_16 {
+            run_simt_i16x2_chunk(chunk, profile, gaps)
+        } else {
+            inter_sequence::score_chunk(chunk, profile, gaps)
+        }
+    }
+
+    fn extra_symbols(&self) -> &'static [&'static str] {
+        if self.packed_16 {
+            &[RESCUE_SYMBOL]
+        } else {
+            &[]
+        }
+    }
+
+    fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {
+        let threads = l.sequences();
+        let query_words = l.profile_words() / NUM_CODES;
+        l.check_sizes(
+            l.profile_words() == NUM_CODES * query_words
+                && query_words.is_multiple_of(simt::STRIP / 4)
+                && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
+        )?;
+        let gaps = l.gaps();
+        let ptrs = l.pointers(WorkBuffer::Rows)?;
+        let (query_words, sequences) = (query_words as u32, threads as u32);
+        let launch = |symbol: &str, threads: usize| -> Result<()> {
+            let mut launch = l.builder(symbol)?;
+            // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
+            launch
+                .arg(&ptrs.profile)
+                .arg(&ptrs.residues)
+                .arg(&ptrs.lengths)
+                .arg(&ptrs.buffer)
+                .arg(&ptrs.scores)
+                .arg(&query_words)
+                .arg(&sequences)
+                .arg(&gaps.first)
+                .arg(&gaps.extend);
+            // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` and its
+            // rescue are checked above and by the configuration (one thread
+            // per sequence, or per two sequences with gaps that fit 16
+            // bits): the profile has NUM_CODES * query_words words (a whole
+            // number of strips); residues, lengths, row buffer and scores
+            // have the sizes the chunk's thread count and width require;
+            // launches run in stream order, so the shared row buffer is never
+            // used by two launches at once and the rescue reads the scores
+            // the 16-bit kernel wrote.
+            unsafe { launch.launch(one_thread_each(threads)) }
+                .map(drop)
+                .map_err(l.error("running the kernel"))
+        };
+        // Gap penalties beyond 16 bits' range: the same profile, in 32 bits.
+        if self.packed_16 && simt_i16x2::gaps_fit(gaps) {
+            launch("sw_simt_i16x2", threads.div_ceil(2))?;
+            launch(RESCUE_SYMBOL, threads)
+        } else {
+            launch("sw_simt_i32", threads)
+        }
+    }
+}
+
+/// Runs `sw_simt_i32` over one chunk on the host, as one launch would on the
+/// GPU: same parameter block, same buffers, every thread index in turn.
+///
+/// `profile` must come from [`crate::profile::sequential_profile`].
+pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    with_chunk_params(chunk, profile, gaps, |params| {
+        for t in 0..params.threads {
+            // SAFETY: `with_chunk_params` allocates the buffers
+            // `align_sequence` requires, and threads run one at a time.
+            unsafe { simt::align_sequence(params, t) }
+        }
+    })
+}
+
+/// Runs `sw_simt_i16x2` and then `sw_simt_i16x2_rescue` over one chunk on
+/// the host, as the GPU engine launches them (or `sw_simt_i32` when the gap
+/// penalties do not fit 16 bits, as there).
+///
+/// `profile` must come from [`crate::profile::sequential_profile`].
+pub fn run_simt_i16x2_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    if !simt_i16x2::gaps_fit(gaps) {
+        return run_simt_chunk(chunk, profile, gaps);
+    }
+    with_chunk_params(chunk, profile, gaps, |params| {
+        // SAFETY: as for `run_simt_chunk` (the 16-bit kernel's row buffer is
+        // half of it); the gaps fit (checked above); the rescue runs after
+        // every pair, as the second launch does on the GPU.
+        unsafe {
+            for t in 0..params.threads.div_ceil(2) {
+                simt_i16x2::align_pair(params, t);
+            }
+            for t in 0..params.threads {
+                simt_i16x2::rescue_sequence(params, t);
+            }
+        }
+    })
+}
+
+/// Allocates the buffers of a launch over `chunk` with the SIMT kernels'
+/// parameter block ([`SimtParams`], which NESW's kernel shares), calls
+/// `launch` with it (which runs the launch's threads in turn) and returns
+/// the scores.
+///
+/// `profile` must come from [`crate::profile::sequential_profile`].
+pub(crate) fn with_chunk_params(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    launch: impl FnOnce(&SimtParams),
+) -> Vec<i32> {
+    let threads = chunk.sequences();
+    let query_words = profile.len() / NUM_CODES;
+    let mut row_buffer = vec![[0i32; 2]; chunk.words_per_sequence * 4 * threads];
+    let mut scores = vec![0i32; threads];
+    let params = SimtParams {
+        profile: profile.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        row_buffer: row_buffer.as_mut_ptr(),
+        scores: scores.as_mut_ptr(),
+        query_words: query_words as u32,
+        threads: threads as u32,
+        gaps,
+    };
+    launch(&params);
+    scores
+}
