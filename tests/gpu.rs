@@ -119,8 +119,8 @@ fn gpu_adversarial_cases() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
+    use host::align::check_alignment;
     use host::reference::{Mode, score};
-    use host::traceback::check_alignment;
     let mut rng = hay::rng(2011);
     let seqs: Vec<Vec<u8>> = (0..1100)
         .map(|k| {
@@ -143,7 +143,7 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
     for (k, mode) in Mode::ALL.into_iter().enumerate() {
         let scoring = hay::blosum62([11, 0, 10][k], [1, 1, 2][k]);
         let part: Vec<(usize, usize)> = pairs.iter().copied().skip(k).step_by(3).collect();
-        let got = host::engine::traceback_gpu::align_pairs_gpu(&[0], &seqs, &part, mode, &scoring)
+        let got = host::align::gpu::align_pairs(&[0], &seqs, &part, mode, &scoring, None, None)
             .expect("GPU 0 runs the traceback")
             .alignments;
         let bad = part
@@ -309,7 +309,7 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_on_two_device_slots_matches_one() {
-    use host::engine::traceback_gpu::align_pairs_gpu;
+    use host::align::gpu::align_pairs;
     use host::reference::Mode;
     let mut rng = hay::rng(105);
     let seqs: Vec<Vec<u8>> = (0..400)
@@ -322,8 +322,10 @@ fn gpu_traceback_on_two_device_slots_matches_one() {
         .flat_map(|a| (a + 1..400).map(move |b| (a, b)))
         .collect();
     let scoring = hay::blosum62(10, 1);
-    let one = align_pairs_gpu(&[0], &seqs, &pairs, Mode::Local, &scoring).expect("one slot");
-    let two = align_pairs_gpu(&[0, 0], &seqs, &pairs, Mode::Local, &scoring).expect("two slots");
+    let one =
+        align_pairs(&[0], &seqs, &pairs, Mode::Local, &scoring, None, None).expect("one slot");
+    let two =
+        align_pairs(&[0, 0], &seqs, &pairs, Mode::Local, &scoring, None, None).expect("two slots");
     assert!(two.windows >= 8, "{} windows", two.windows);
     for (k, (a, b)) in one.alignments.iter().zip(&two.alignments).enumerate() {
         assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");

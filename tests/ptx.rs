@@ -13,7 +13,7 @@ fn ptx_declares_every_kernel_entry_point() {
         .iter()
         .map(|k| k.symbol)
         .chain(["sw_simt_i16x2_rescue"])
-        .chain(host::traceback::KERNEL_SYMBOLS);
+        .chain(host::align::KERNEL_SYMBOLS);
     for symbol in symbols {
         for (arch, ptx) in BUILDS {
             assert!(

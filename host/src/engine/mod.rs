@@ -11,7 +11,6 @@ pub mod gpu;
 pub mod inter_sequence;
 pub mod multi;
 pub mod parted;
-pub mod traceback_gpu;
 
 use std::fmt;
 use std::str::FromStr;
