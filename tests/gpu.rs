@@ -331,3 +331,77 @@ fn gpu_traceback_on_two_device_slots_matches_one() {
         assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");
     }
 }
+
+/// The GPU runner under a memory cap plans more, smaller windows and gives
+/// the same alignments; progress hears every cell once; the library entry
+/// point on GPU 0 gives the CPU runner's alignments.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_traceback_memory_cap_progress_and_entry_point() {
+    use host::align::{AlignOptions, Mode, align_pairs, gpu};
+    use host::engine::Placement;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let mut rng = hay::rng(2024);
+    let seqs: Vec<Vec<u8>> = (0..300)
+        .map(|_| {
+            let len = 1 + hay::skewed_length(&mut rng, 800);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..300)
+        .flat_map(|a| (a + 1..300).map(move |b| (a, b)))
+        .collect();
+    let cells: u64 = pairs
+        .iter()
+        .map(|&(a, b)| seqs[a].len() as u64 * seqs[b].len() as u64)
+        .sum();
+    let scoring = hay::blosum62(11, 1);
+    let whole = gpu::align_pairs(&[0], &seqs, &pairs, Mode::Local, &scoring, None, None)
+        .expect("GPU 0 runs the traceback");
+    let heard = AtomicU64::new(0);
+    let progress = |c: u64| {
+        heard.fetch_add(c, Ordering::Relaxed);
+    };
+    // 16 MiB: windows of at most 8 MiB.
+    let capped = gpu::align_pairs(
+        &[0],
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        Some(16 << 20),
+        Some(&progress),
+    )
+    .expect("GPU 0 runs the traceback under a cap");
+    assert!(
+        capped.windows > whole.windows,
+        "{} windows capped, {} not",
+        capped.windows,
+        whole.windows
+    );
+    assert_eq!(heard.into_inner(), cells);
+    let run = align_pairs(
+        Placement::Gpus(Some(vec![0])),
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        &AlignOptions::default(),
+    )
+    .expect("the entry point runs on GPU 0");
+    assert!(run.engine.starts_with("GPU [0]"), "{}", run.engine);
+    assert!(run.notice.is_none());
+    let cpu = host::align::cpu::align_pairs(&seqs, &pairs, Mode::Local, &scoring, 1 << 30, None);
+    for (k, ((a, b), (c, d))) in whole
+        .alignments
+        .iter()
+        .zip(&capped.alignments)
+        .zip(run.alignments.iter().zip(&cpu))
+        .enumerate()
+    {
+        let a = a.as_ref().unwrap();
+        assert_eq!(a, b.as_ref().unwrap(), "pair {k}");
+        assert_eq!(a, c.as_ref().unwrap(), "pair {k}");
+        assert_eq!(a, d.as_ref().unwrap(), "pair {k}");
+    }
+}
