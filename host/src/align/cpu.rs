@@ -6,11 +6,10 @@ use gpu_kernels::layout::{NUM_CODES, PairResult, TracebackParams};
 use gpu_kernels::traceback::{fill_pair, walk_pair};
 use rayon::prelude::*;
 
-use super::Progress;
 use super::alignment::Alignment;
 use super::windows::{
-    Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix, kernel_mode,
-    plan_windows, result_slots, store_window,
+    Progress, Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix,
+    kernel_mode, plan_windows, result_slots, store_window,
 };
 use crate::error::Result;
 use crate::reference::Mode;

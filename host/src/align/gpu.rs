@@ -27,11 +27,10 @@ use cudarc::driver::{
 };
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
-use super::Progress;
 use super::alignment::Alignment;
 use super::windows::{
-    Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix, kernel_mode,
-    plan_windows, result_slots, store_window,
+    Progress, Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix,
+    kernel_mode, plan_windows, result_slots, store_window,
 };
 use crate::engine::gpu::{gpu_error, kernels_module, smallest_free_memory};
 use crate::error::{Error, Result};

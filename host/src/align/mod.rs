@@ -66,7 +66,7 @@ pub use alignment::{Alignment, Op, check_alignment, rescore};
 pub use cpu::{DEFAULT_WINDOW_BYTES, align};
 pub use gpu::KERNEL_SYMBOLS;
 pub use output::{AlignedPair, AlignmentFormat, write_alignments};
-pub use windows::{MAX_PAIR_BYTES, SCORE_RANGE, pair_bytes, pair_fits, plan_windows};
+pub use windows::{MAX_PAIR_BYTES, Progress, SCORE_RANGE, pair_bytes, pair_fits, plan_windows};
 
 pub use crate::reference::Mode;
 
@@ -74,11 +74,6 @@ use crate::engine::Placement;
 use crate::engine::gpu::{devices, selected_devices};
 use crate::error::Result;
 use crate::scoring::Scoring;
-
-/// A progress report: called with the cells (`n · m` summed over the pairs)
-/// just finished, after each window and each pair aligned by
-/// [`checkpointed`]; from several threads at once.
-pub type Progress<'a> = dyn Fn(u64) + Sync + 'a;
 
 /// How [`align_pairs`] runs, beyond where.
 #[derive(Clone, Copy)]

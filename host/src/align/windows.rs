@@ -12,13 +12,17 @@ use gpu_kernels::layout::{
 };
 use rayon::prelude::*;
 
-use super::Progress;
 use super::alignment::{Alignment, Op};
 use super::checkpointed::align_checkpointed;
 use crate::error::Result;
 use crate::matrix::ScoreMatrix;
 use crate::reference::Mode;
 use crate::scoring::Scoring;
+
+/// A progress report: called with the cells (`n · m` summed over the pairs)
+/// just finished, after each window and each pair aligned by
+/// [`super::checkpointed`]; from several threads at once.
+pub type Progress<'a> = dyn Fn(u64) + Sync + 'a;
 
 /// The largest window memory one pair may need (16 GiB: about 180,000 ×
 /// 180,000 residues); larger pairs are refused with an error.
@@ -109,7 +113,8 @@ pub struct Residues {
 
 impl Residues {
     /// Concatenates `sequences`, packed four residues per word (the
-    /// kernels' [`TracebackParams::residues`]), at least one word.
+    /// kernels' [`gpu_kernels::layout::TracebackParams::residues`]), at
+    /// least one word.
     pub fn new<S: AsRef<[u8]>>(sequences: &[S]) -> Residues {
         let mut codes = Vec::new();
         let mut offsets = vec![0u64];
