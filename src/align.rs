@@ -3,13 +3,14 @@
 //! GPUs or the CPU) → write ([`host::align::write_alignments`]).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use host::align::{AlignOptions, AlignedPair, align_pairs, write_alignments};
 use host::engine::Placement;
 use host::fasta::{Record, read_fasta};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{AlignArgs, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
 
@@ -68,11 +69,33 @@ fn run(
         DeviceChoice::Cpu => Placement::Cpu,
         DeviceChoice::Gpu => Placement::Gpus(wanted),
     };
+    let cells: u128 = pairs
+        .iter()
+        .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
+        .sum();
+    // The bar moves by cells, window by window (a window holds pairs of
+    // similar sizes, so pairs would move it unevenly).
+    let bar = if !opts.quiet && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(u64::try_from(cells).unwrap_or(u64::MAX));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {percent}% of the cells, {elapsed} ({eta} left)",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let progress = |done: u64| bar.inc(done);
     let options = AlignOptions {
         gpu_memory: opts.gpu_memory,
+        progress: Some(&progress),
         ..AlignOptions::default()
     };
-    let run = align_pairs(placement, &sequences, pairs, opts.mode, &scoring, &options)?;
+    let run = align_pairs(placement, &sequences, pairs, opts.mode, &scoring, &options);
+    bar.finish_and_clear();
+    let run = run?;
     if let Some(notice) = &run.notice {
         eprintln!("warpsw: {notice}");
     }
@@ -110,10 +133,6 @@ fn run(
         .and_then(|()| out.flush())
         .context("writing the alignments")?;
     if !opts.quiet {
-        let cells: u128 = pairs
-            .iter()
-            .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
-            .sum();
         eprintln!(
             "warpsw: {} pairs, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{}]",
             pairs.len(),
