@@ -25,7 +25,8 @@ use crate::scoring::Scoring;
 pub type Progress<'a> = dyn Fn(u64) + Sync + 'a;
 
 /// The largest window memory one pair may need (16 GiB: about 180,000 ×
-/// 180,000 residues); larger pairs are refused with an error.
+/// 180,000 residues); larger pairs get no window and are aligned by
+/// [`super::checkpointed`].
 pub const MAX_PAIR_BYTES: usize = 16 << 30;
 
 /// The kernels' score-range bound: `(n + m + 2) · (open + extend + max|s|)`
