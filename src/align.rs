@@ -1,25 +1,18 @@
 //! `warpsw align` and `warpsw allpairs`: read → pair up → align with
-//! traceback (seed 003's kernels on the CPU, `host::traceback`) → write.
+//! traceback ([`host::align::align_pairs`], which places the work on the
+//! GPUs or the CPU) → write ([`host::align::write_alignments`]).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::Context;
-use host::alignment_output::{AlignedPair, AlignmentFormat, write_alignments};
-use host::engine::traceback_gpu::align_pairs_gpu;
+use host::align::{AlignOptions, AlignedPair, align_pairs, write_alignments};
+use host::engine::Placement;
 use host::fasta::{Record, read_fasta};
-use host::traceback::{DEFAULT_WINDOW_BYTES, align_pairs};
+use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
-
-/// The GPUs `--devices` names (all present ones for `all`), checked to exist.
-fn gpu_ordinals(devices: &str) -> anyhow::Result<Vec<usize>> {
-    let wanted = crate::search::device_list(devices)?;
-    let selected = host::engine::gpu::selected_devices(wanted.as_deref())?;
-    Ok(selected.iter().map(|d| d.ordinal).collect())
-}
+use crate::cli::{AlignArgs, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
 
 /// Refuses a run of more pairs than the window plan can number (`u32`):
 /// they would not fit in memory anyway (16 bytes a pair before alignment).
@@ -69,43 +62,45 @@ fn run(
     opts: &AlignmentOutputArgs,
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
-    let memory = host::engine::gpu::MemoryCap::new(opts.gpu_memory);
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
-    let gpus = match opts.device {
-        DeviceChoice::Cpu => None,
-        DeviceChoice::Gpu => Some(gpu_ordinals(&opts.devices)?),
-        DeviceChoice::Auto => match host::engine::gpu::devices() {
-            Ok(_) => Some(gpu_ordinals(&opts.devices)?),
-            Err(why) => {
-                eprintln!("warpsw: {why}; using the CPU");
-                None
-            }
-        },
+    let wanted = crate::search::device_list(&opts.devices)?;
+    let placement = match opts.device {
+        DeviceChoice::Auto => Placement::Auto(wanted),
+        DeviceChoice::Cpu => Placement::Cpu,
+        DeviceChoice::Gpu => Placement::Gpus(wanted),
     };
-    let started = Instant::now();
-    let (results, engine) = match &gpus {
-        Some(ordinals) => {
-            let run = align_pairs_gpu(ordinals, &sequences, pairs, opts.mode, &scoring, memory)?;
-            let engine = format!(
-                "GPU {ordinals:?}; {:.3} s setup ({:.3} s planning the windows), {} windows, {:.3} s in kernels and \
-                 transfers ({:.3} s to the end of the fill), {:.3} s building alignments beside them",
-                run.setup_seconds,
-                run.plan_seconds,
-                run.windows,
-                run.gpu_seconds,
-                run.fill_seconds,
-                run.host_seconds
-            );
-            (run.alignments, engine)
-        }
-        None => {
-            let results = align_pairs(&sequences, pairs, opts.mode, &scoring, DEFAULT_WINDOW_BYTES);
-            (results, "CPU".to_string())
-        }
+    let cells: u128 = pairs
+        .iter()
+        .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
+        .sum();
+    // The bar moves by cells, window by window (a window holds pairs of
+    // similar sizes, so pairs would move it unevenly).
+    let bar = if !opts.quiet && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(u64::try_from(cells).unwrap_or(u64::MAX));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {percent}% of the cells, {elapsed} ({eta} left)",
+            )
+            .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
     };
-    let seconds = started.elapsed().as_secs_f64();
-    let mut alignments = Vec::with_capacity(results.len());
-    for (&(q, t), result) in pairs.iter().zip(results) {
+    let progress = |done: u64| bar.inc(done);
+    let options = AlignOptions {
+        memory: host::engine::gpu::MemoryCap::new(opts.gpu_memory),
+        progress: Some(&progress),
+        ..AlignOptions::default()
+    };
+    let run = align_pairs(placement, &sequences, pairs, opts.mode, &scoring, &options);
+    bar.finish_and_clear();
+    let run = run?;
+    if let Some(notice) = &run.notice {
+        eprintln!("warpsw: {notice}");
+    }
+    let mut alignments = Vec::with_capacity(run.alignments.len());
+    for (&(q, t), result) in pairs.iter().zip(run.alignments) {
         let alignment = result.with_context(|| {
             format!(
                 "aligning {} ({} residues) with {} ({} residues)",
@@ -128,31 +123,23 @@ fn run(
             alignment,
         })
         .collect();
-    let format = match opts.format {
-        AlignFormatChoice::Tsv => AlignmentFormat::Tsv,
-        AlignFormatChoice::Json => AlignmentFormat::Json,
-        AlignFormatChoice::Pairwise => AlignmentFormat::Pairwise,
-    };
     let mut out: Box<dyn Write> = match &opts.out {
         Some(path) => Box::new(BufWriter::new(
             File::create(path).with_context(|| format!("creating {}", path.display()))?,
         )),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    write_alignments(&mut out, &printed, format, opts.extended_cigar)
+    write_alignments(&mut out, &printed, opts.format, opts.extended_cigar)
         .and_then(|()| out.flush())
         .context("writing the alignments")?;
     if !opts.quiet {
-        let cells: u128 = pairs
-            .iter()
-            .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
-            .sum();
         eprintln!(
-            "warpsw: {} pairs, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{engine}]",
+            "warpsw: {} pairs, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{}]",
             pairs.len(),
             cells as f64,
-            seconds,
-            crate::search::gcups(cells, seconds),
+            run.seconds,
+            crate::search::gcups(cells, run.seconds),
+            run.engine,
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use host::align::AlignmentFormat;
 use host::kernel::{AutoOptions, KERNELS, KernelChoice, plan};
 use host::matrix::ScoreMatrix;
 use host::scoring::{GapPenalty, Scoring};
@@ -39,7 +40,8 @@ pub enum Command {
     /// that `search --db` memory-maps instead of parsing FASTA.
     Makedb(MakedbArgs),
     /// Align every query with every target, with traceback (CIGAR,
-    /// coordinates, identity): seed 003's kernels, on the CPU.
+    /// coordinates, identity): gpu-pairAlign's kernels (Blazewicz 2011), on
+    /// the GPUs or the CPU.
     #[command(after_help = GAP_HELP)]
     Align(AlignArgs),
     /// Align every pair (i < j) of one FASTA file, with traceback.
@@ -297,14 +299,14 @@ pub fn print_kernels() {
 pub struct AlignmentOutputArgs {
     /// Alignment mode: local (Smith-Waterman), global (Needleman-Wunsch,
     /// end gaps charged) or semiglobal (end gaps free).
-    #[arg(long, value_parser = parse_mode)]
-    pub mode: host::reference::Mode,
+    #[arg(long)]
+    pub mode: host::align::Mode,
     #[command(flatten)]
     pub scoring: ScoringArgs,
     /// Output format: tsv (one line per pair), json, or pairwise (the aligned
     /// sequences, like EMBOSS needle/water).
-    #[arg(long, value_enum, default_value_t = AlignFormatChoice::Tsv)]
-    pub format: AlignFormatChoice,
+    #[arg(long, value_enum, default_value_t = AlignmentFormat::Tsv)]
+    pub format: AlignmentFormat,
     /// Write the alignments here instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -315,7 +317,7 @@ pub struct AlignmentOutputArgs {
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// GPUs to use: `all` or a list such as `0,2`. Windows of pairs go to
-    /// them longest first (seed 003's LPT schedule).
+    /// them longest first (gpu-pairAlign's LPT schedule).
     #[arg(long, default_value = "all", value_name = "all|LIST")]
     pub devices: String,
     /// Use at most this much of each GPU's free memory (e.g. `8GiB`,
@@ -325,17 +327,6 @@ pub struct AlignmentOutputArgs {
     /// No summary on standard error.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// Output format of `align` and `allpairs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AlignFormatChoice {
-    /// Tab-separated with a header line.
-    Tsv,
-    /// JSON.
-    Json,
-    /// Aligned sequences, EMBOSS-like.
-    Pairwise,
 }
 
 /// `warpsw align`.
@@ -359,10 +350,4 @@ pub struct AllpairsArgs {
     pub input: PathBuf,
     #[command(flatten)]
     pub output: AlignmentOutputArgs,
-}
-
-/// Parses `--mode`.
-pub fn parse_mode(name: &str) -> Result<host::reference::Mode, String> {
-    name.parse()
-        .map_err(|e: host::reference::ParseModeError| e.to_string())
 }

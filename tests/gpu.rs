@@ -142,8 +142,8 @@ fn gpu_adversarial_cases() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
+    use host::align::check_alignment;
     use host::reference::{Mode, score};
-    use host::traceback::check_alignment;
     let mut rng = hay::rng(2011);
     let seqs: Vec<Vec<u8>> = (0..1100)
         .map(|k| {
@@ -166,13 +166,14 @@ fn gpu_traceback_matches_the_reference_on_a_million_pairs() {
     for (k, mode) in Mode::ALL.into_iter().enumerate() {
         let scoring = hay::blosum62([11, 0, 10][k], [1, 1, 2][k]);
         let part: Vec<(usize, usize)> = pairs.iter().copied().skip(k).step_by(3).collect();
-        let got = host::engine::traceback_gpu::align_pairs_gpu(
+        let got = host::align::gpu::align_pairs(
             &[0],
             &seqs,
             &part,
             mode,
             &scoring,
             MemoryCap::UNLIMITED,
+            None,
         )
         .expect("GPU 0 runs the traceback")
         .alignments;
@@ -359,7 +360,7 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_on_two_device_slots_matches_one() {
-    use host::engine::traceback_gpu::align_pairs_gpu;
+    use host::align::gpu::align_pairs;
     use host::reference::Mode;
     let mut rng = hay::rng(105);
     let seqs: Vec<Vec<u8>> = (0..400)
@@ -372,26 +373,110 @@ fn gpu_traceback_on_two_device_slots_matches_one() {
         .flat_map(|a| (a + 1..400).map(move |b| (a, b)))
         .collect();
     let scoring = hay::blosum62(10, 1);
-    let one = align_pairs_gpu(
+    let one = align_pairs(
         &[0],
         &seqs,
         &pairs,
         Mode::Local,
         &scoring,
         MemoryCap::UNLIMITED,
+        None,
     )
     .expect("one slot");
-    let two = align_pairs_gpu(
+    let two = align_pairs(
         &[0, 0],
         &seqs,
         &pairs,
         Mode::Local,
         &scoring,
         MemoryCap::UNLIMITED,
+        None,
     )
     .expect("two slots");
     assert!(two.windows >= 8, "{} windows", two.windows);
     for (k, (a, b)) in one.alignments.iter().zip(&two.alignments).enumerate() {
         assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");
+    }
+}
+
+/// The GPU runner under a memory cap plans more, smaller windows and gives
+/// the same alignments; progress hears every cell once; the library entry
+/// point on GPU 0 gives the CPU runner's alignments.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_traceback_memory_cap_progress_and_entry_point() {
+    use host::align::{AlignOptions, Mode, align_pairs, gpu};
+    use host::engine::Placement;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let mut rng = hay::rng(2024);
+    let seqs: Vec<Vec<u8>> = (0..300)
+        .map(|_| {
+            let len = 1 + hay::skewed_length(&mut rng, 800);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..300)
+        .flat_map(|a| (a + 1..300).map(move |b| (a, b)))
+        .collect();
+    let cells: u64 = pairs
+        .iter()
+        .map(|&(a, b)| seqs[a].len() as u64 * seqs[b].len() as u64)
+        .sum();
+    let scoring = hay::blosum62(11, 1);
+    let whole = gpu::align_pairs(
+        &[0],
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        MemoryCap::UNLIMITED,
+        None,
+    )
+    .expect("GPU 0 runs the traceback");
+    let heard = AtomicU64::new(0);
+    let progress = |c: u64| {
+        heard.fetch_add(c, Ordering::Relaxed);
+    };
+    // 16 MiB: windows of at most 8 MiB.
+    let capped = gpu::align_pairs(
+        &[0],
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        MemoryCap::new(Some(16 << 20)),
+        Some(&progress),
+    )
+    .expect("GPU 0 runs the traceback under a cap");
+    assert!(
+        capped.windows > whole.windows,
+        "{} windows capped, {} not",
+        capped.windows,
+        whole.windows
+    );
+    assert_eq!(heard.into_inner(), cells);
+    let run = align_pairs(
+        Placement::Gpus(Some(vec![0])),
+        &seqs,
+        &pairs,
+        Mode::Local,
+        &scoring,
+        &AlignOptions::default(),
+    )
+    .expect("the entry point runs on GPU 0");
+    assert!(run.engine.starts_with("GPU [0]"), "{}", run.engine);
+    assert!(run.notice.is_none());
+    let cpu = host::align::cpu::align_pairs(&seqs, &pairs, Mode::Local, &scoring, 1 << 30, None);
+    for (k, ((a, b), (c, d))) in whole
+        .alignments
+        .iter()
+        .zip(&capped.alignments)
+        .zip(run.alignments.iter().zip(&cpu))
+        .enumerate()
+    {
+        let a = a.as_ref().unwrap();
+        assert_eq!(a, b.as_ref().unwrap(), "pair {k}");
+        assert_eq!(a, c.as_ref().unwrap(), "pair {k}");
+        assert_eq!(a, d.as_ref().unwrap(), "pair {k}");
     }
 }

@@ -12,7 +12,7 @@ fn ptx_declares_every_kernel_entry_point() {
     let symbols = KERNELS
         .iter()
         .flat_map(|k| k.kernel.symbols())
-        .chain(host::traceback::KERNEL_SYMBOLS);
+        .chain(host::align::KERNEL_SYMBOLS);
     for symbol in symbols {
         for (arch, ptx) in BUILDS {
             assert!(

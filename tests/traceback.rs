@@ -1,13 +1,14 @@
-//! Alignments with traceback (seed 003's kernels on the host) against the
+//! Alignments with traceback (gpu-pairAlign's kernels on the host) against the
 //! scalar reference, and the `align`/`allpairs` commands end to end.
 
 use std::process::Output;
 
+use host::align::cpu::align_pairs;
+use host::align::{Alignment, align, check_alignment};
 use host::alphabet::encode_all;
 use host::matrix::ScoreMatrix;
 use host::reference::{Mode, score};
 use host::scoring::{GapPenalty, Scoring};
-use host::traceback::{Alignment, align, align_pairs, check_alignment};
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -62,7 +63,7 @@ fn traceback_batches_match_the_reference_everywhere() {
                 .collect();
             for mode in Mode::ALL {
                 // A small budget: many windows, some pairs alone in one.
-                let results = align_pairs(&seqs, &pairs, mode, &s, 40_000);
+                let results = align_pairs(&seqs, &pairs, mode, &s, 40_000, None);
                 for (&(a, b), r) in pairs.iter().zip(results) {
                     assert_exact(&r.unwrap(), mode, &seqs[a], &seqs[b], &s);
                 }
@@ -84,8 +85,8 @@ fn traceback_is_deterministic_across_windows_and_threads() {
     let pairs: Vec<(usize, usize)> = (0..12).flat_map(|a| (0..12).map(move |b| (a, b))).collect();
     let s = hay::blosum62(0, 1);
     for mode in Mode::ALL {
-        let one = align_pairs(&seqs, &pairs, mode, &s, 1 << 30);
-        let many = align_pairs(&seqs, &pairs, mode, &s, 1);
+        let one = align_pairs(&seqs, &pairs, mode, &s, 1 << 30, None);
+        let many = align_pairs(&seqs, &pairs, mode, &s, 1, None);
         for ((&(a, b), x), y) in pairs.iter().zip(one).zip(many) {
             let (x, y) = (x.unwrap(), y.unwrap());
             assert_eq!(x, y);

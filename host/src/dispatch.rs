@@ -609,21 +609,10 @@ fn plan_greedy(
     weights: &[f64],
     healthy: &[bool],
 ) -> Vec<Vec<usize>> {
-    let mut lists = vec![Vec::new(); weights.len()];
-    let mut load = vec![0.0f64; weights.len()];
-    for p in largest_first(units, remaining) {
-        let r = units[p].cost as f64;
-        let best = (0..weights.len()).filter(|&k| healthy[k]).min_by(|&a, &b| {
-            let fa = (load[a] + r) / weights[a];
-            let fb = (load[b] + r) / weights[b];
-            fa.total_cmp(&fb).then(a.cmp(&b))
-        });
-        if let Some(k) = best {
-            load[k] += r;
-            lists[k].push(p);
-        }
-    }
-    lists
+    let jobs = largest_first(units, remaining)
+        .into_iter()
+        .map(|p| (p, units[p].cost as f64));
+    crate::schedule::assign_lpt(jobs, weights, healthy)
 }
 
 #[cfg(test)]

@@ -6,14 +6,15 @@
 //! [`kernel`] is the catalogue of search kernels (one adapter a family) and
 //! `auto`'s plan.
 //! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
-//! [`traceback`] computes whole alignments (seed 003's kernels), written by
-//! [`alignment_output`].
+//! [`align`](mod@align) computes whole alignments with traceback (gpu-pairAlign's
+//! kernels, Blazewicz 2011) on the GPUs or the CPU and writes them;
+//! [`schedule`] is the longest-first scheduler that alignment and search's
+//! dispatch share.
 #![feature(portable_simd)]
 #![deny(missing_docs)]
 
-pub mod alignment_output;
+pub mod align;
 pub mod alphabet;
-pub mod checkpointed;
 pub mod db;
 pub mod dbfile;
 pub mod dispatch;
@@ -26,7 +27,7 @@ pub mod merge;
 pub mod output;
 pub mod profile;
 pub mod reference;
+pub mod schedule;
 pub mod scoring;
-pub mod traceback;
 
 pub use error::{Error, Result};

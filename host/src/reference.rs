@@ -101,38 +101,32 @@ impl fmt::Display for Mode {
     }
 }
 
-/// A string that names no [`Mode`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseModeError(String);
-
-impl fmt::Display for ParseModeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown alignment mode '{}' (expected local, global or semiglobal)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for ParseModeError {}
-
 impl FromStr for Mode {
-    type Err = ParseModeError;
+    type Err = crate::Error;
 
     /// Parses a CLI name, ignoring ASCII case.
     ///
     /// ```
     /// use host::reference::Mode;
-    /// assert_eq!("semiglobal".parse(), Ok(Mode::Semiglobal));
-    /// assert_eq!("Local".parse(), Ok(Mode::Local));
-    /// assert!("glocal".parse::<Mode>().is_err());
+    /// assert_eq!("semiglobal".parse::<Mode>().unwrap(), Mode::Semiglobal);
+    /// assert_eq!("Local".parse::<Mode>().unwrap(), Mode::Local);
+    /// assert_eq!(
+    ///     "glocal".parse::<Mode>().unwrap_err().to_string(),
+    ///     "unknown alignment mode 'glocal' (expected local, global or semiglobal)"
+    /// );
     /// ```
-    fn from_str(s: &str) -> Result<Mode, ParseModeError> {
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] for a name that is no mode.
+    fn from_str(s: &str) -> Result<Mode, crate::Error> {
         Mode::ALL
             .into_iter()
             .find(|m| m.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| ParseModeError(s.to_string()))
+            .ok_or_else(|| {
+                crate::Error::InvalidArgument(format!(
+                    "unknown alignment mode '{s}' (expected local, global or semiglobal)"
+                ))
+            })
     }
 }
 
@@ -852,11 +846,15 @@ mod tests {
     #[test]
     fn mode_names_round_trip() {
         for mode in Mode::ALL {
-            assert_eq!(mode.to_string().parse::<Mode>(), Ok(mode));
-            assert_eq!(mode.to_string().to_uppercase().parse::<Mode>(), Ok(mode));
+            assert_eq!(mode.to_string().parse::<Mode>().unwrap(), mode);
+            assert_eq!(
+                mode.to_string().to_uppercase().parse::<Mode>().unwrap(),
+                mode
+            );
         }
         assert_eq!(Mode::Semiglobal.to_string(), "semiglobal");
         let err = "overlap".parse::<Mode>().unwrap_err();
+        assert!(matches!(err, crate::Error::InvalidArgument(_)), "{err:?}");
         assert!(err.to_string().contains("'overlap'"), "{err}");
         assert!("".parse::<Mode>().is_err());
     }

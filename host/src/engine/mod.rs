@@ -12,7 +12,6 @@ pub mod cpu;
 pub mod gpu;
 pub mod multi;
 pub mod parted;
-pub mod traceback_gpu;
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! Alignments of pairs beyond the traceback kernels' limits: their
-//! quadratic backtrack memory ([`crate::traceback::MAX_PAIR_BYTES`], or a
+//! quadratic backtrack memory ([`super::MAX_PAIR_BYTES`], or a
 //! GPU's window memory) or their i32 score range.
 //!
 //! Checkpointed traceback on the CPU, in `O(m·√n)` memory: a forward pass
@@ -14,10 +14,10 @@
 
 use gpu_kernels::traceback::{traceback_cell, walk};
 
+use super::alignment::{Alignment, Op};
 use crate::error::{Error, Result};
 use crate::reference::Mode;
 use crate::scoring::Scoring;
-use crate::traceback::{Alignment, Op};
 
 /// Minus infinity of the i64 recurrence (far from overflow when subtracted from).
 const NEG_INF: i64 = i64::MIN / 4;
@@ -198,10 +198,10 @@ impl BlockNibbles<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::{align, check_alignment};
     use crate::matrix::ScoreMatrix;
     use crate::reference::score;
     use crate::scoring::GapPenalty;
-    use crate::traceback::{align, check_alignment};
 
     /// Deterministic residues, a few letters or all 24.
     fn codes(seed: u64, len: usize, letters: u64) -> Vec<u8> {

@@ -1,15 +1,17 @@
-//! The traceback kernels on one or several GPUs: takes sequences, pairs, a
-//! mode and a scoring, returns each pair's [`Alignment`] computed by
-//! `sw_traceback_fill_i32` then `sw_traceback_walk` (seed 003: Blazewicz,
-//! Frohmberg, Kierzynka, Pesch & Wojciechowski (2011), *Protein alignment
-//! algorithms with an efficient backtracking routine on multiple GPUs*, BMC
-//! Bioinformatics 12:181).
+//! The GPU runner: the traceback kernels on one or several GPUs. Takes
+//! sequences, pairs, a mode and a scoring, returns each pair's
+//! [`Alignment`] computed by `sw_traceback_fill_i32` then
+//! `sw_traceback_walk` (gpu-pairAlign: Blazewicz, Frohmberg, Kierzynka,
+//! Pesch & Wojciechowski (2011), *Protein alignment algorithms with an
+//! efficient backtracking routine on multiple GPUs*, BMC Bioinformatics
+//! 12:181).
 //!
 //! The sequences and the matrix are uploaded once per GPU; the pairs are
 //! planned into windows ([`plan_windows`]: largest first) whose buffers fit
-//! half of the smallest free memory of the GPUs (queried, not assumed), and
-//! the windows are spread over the GPUs longest-processing-time first
-//! ([`run_lpt`], as the paper's task manager does). Per window the tasks are
+//! half of the smallest free memory of the GPUs (queried, not assumed, and
+//! at most the caller's cap), and the windows are spread over the GPUs
+//! longest-processing-time first ([`run_lpt`], as the paper's task manager
+//! does). Per window the tasks are
 //! uploaded, kernel 1 and kernel 2 are launched in stream order and the
 //! results and ops are read back; one host thread turns them into
 //! [`Alignment`]s while the GPUs go on with the next windows. Kernel 1 writes
@@ -25,14 +27,19 @@ use cudarc::driver::{
 };
 use gpu_kernels::layout::{PairResult, TracebackParams};
 
-use super::gpu::{MemoryCap, gpu_error, kernels_module};
+use super::alignment::Alignment;
+use super::windows::{
+    Progress, Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix,
+    kernel_mode, plan_windows, result_slots, store_window,
+};
+use crate::engine::gpu::{MemoryCap, gpu_error, kernels_module};
 use crate::error::{Error, Result};
 use crate::reference::Mode;
+use crate::schedule::run_lpt;
 use crate::scoring::Scoring;
-use crate::traceback::{
-    Alignment, KERNEL_SYMBOLS, Residues, Window, WindowOutput, align_beyond_limits, filled,
-    kernel_matrix, kernel_mode, plan_windows, result_slots, run_lpt, store_window,
-};
+
+/// The traceback kernels' PTX entry points (kernel 1, kernel 2).
+pub const KERNEL_SYMBOLS: [&str; 2] = ["sw_traceback_fill_i32", "sw_traceback_walk"];
 
 /// Threads per block of both traceback kernels (the paper's 16 × 16).
 const BLOCK: u32 = 256;
@@ -44,7 +51,7 @@ const MAX_WINDOW_PAIRS: usize = 1 << 20;
 /// longest-first schedule to even out the GPUs' finishing times.
 const WINDOWS_PER_DEVICE: usize = 8;
 
-/// What [`align_pairs_gpu`] returns: the alignments, and where the time went.
+/// What [`align_pairs`] returns: the alignments, and where the time went.
 pub struct GpuAlignments {
     /// One result per pair, in the order of the pairs.
     pub alignments: Vec<Result<Alignment>>,
@@ -210,16 +217,19 @@ impl DeviceTraceback {
 
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) on the
 /// GPUs `ordinals`; results in the order of `pairs`, a pair beyond
-/// [`crate::traceback::pair_fits`]'s limits or the devices' memory is
-/// aligned on the CPU ([`crate::checkpointed`]). A driver error on any GPU
-/// ends the run with that error.
-pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
+/// [`super::pair_fits`]'s limits or the devices' memory is aligned on the
+/// CPU ([`super::checkpointed`]). The windows use half of what `memory` lets
+/// them have of each GPU's free memory ([`crate::engine::gpu::Budget::traceback_bytes`]). `progress`, if given, hears the cells (`n · m` summed) of each
+/// window, and of each pair aligned on the CPU, once done. A driver error
+/// on any GPU ends the run with that error.
+pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     ordinals: &[usize],
     sequences: &[S],
     pairs: &[(usize, usize)],
     mode: Mode,
     scoring: &Scoring,
     memory: MemoryCap,
+    progress: Option<&Progress>,
 ) -> Result<GpuAlignments> {
     if ordinals.is_empty() {
         return Err(Error::InvalidArgument("no GPU to align on".into()));
@@ -261,7 +271,7 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
                 .flat_map(|w| w.pair_indices.iter().copied()),
         )
         .collect();
-    align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out);
+    align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out, progress);
     let runnable: Vec<&Window> = windows.iter().filter(|w| w.bytes() <= budget).collect();
     let times = Mutex::new(Times::default());
     // One window's output per GPU may wait for the storing thread.
@@ -274,6 +284,9 @@ pub fn align_pairs_gpu<S: AsRef<[u8]> + Sync>(
                 let stored = Instant::now();
                 store_window(runnable[w], &output, pairs, residues, out);
                 seconds += stored.elapsed().as_secs_f64();
+                if let Some(progress) = progress {
+                    progress(runnable[w].cells(residues));
+                }
             }
             seconds
         });

@@ -7,17 +7,22 @@ use std::io::Write;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::alignment::{Alignment, Op};
 use crate::alphabet::decode;
-use crate::traceback::{Alignment, Op};
 
-/// Output formats of `warpsw align` / `allpairs`.
+/// Output formats of `warpsw align` / `allpairs`: TSV has one header line
+/// ([`TSV_COLUMNS`]) and one line per pair; JSON is one list of objects with
+/// the TSV's fields; pairwise prints the aligned sequences, like EMBOSS
+/// needle/water, 50 columns a line. With the `clap` feature this is the
+/// CLI's `--format` value (the variants' one-line docs are its help).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum AlignmentFormat {
-    /// Tab-separated, one header line ([`TSV_COLUMNS`]), one line per pair.
+    /// Tab-separated with a header line.
     Tsv,
-    /// One JSON list of objects with the TSV's fields.
+    /// JSON.
     Json,
-    /// The aligned sequences, like EMBOSS needle/water, 50 columns a line.
+    /// Aligned sequences, EMBOSS-like.
     Pairwise,
 }
 
