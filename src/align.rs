@@ -1,8 +1,7 @@
 //! `warpsw align` and `warpsw allpairs`: read → pair up → align with
 //! traceback (seed 003's kernels on the CPU, `host::traceback`) → write.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -13,10 +12,11 @@ use host::fasta::{Record, read_fasta};
 use host::traceback::{DEFAULT_WINDOW_BYTES, align_pairs};
 
 use crate::cli::{AlignArgs, AlignFormatChoice, AlignmentOutputArgs, AllpairsArgs, DeviceChoice};
+use crate::output_file::OutputFile;
 
 /// The GPUs `--devices` names (all present ones for `all`), checked to exist.
-fn gpu_ordinals(devices: &str) -> anyhow::Result<Vec<usize>> {
-    let wanted = crate::search::device_list(devices)?;
+fn gpu_ordinals(devices: Option<&str>) -> anyhow::Result<Vec<usize>> {
+    let wanted = crate::search::device_list(devices, DeviceChoice::Gpu)?;
     Ok(host::engine::gpu::select_devices(wanted)?)
 }
 
@@ -34,6 +34,8 @@ fn check_pair_count(pairs: u128, what: &str) -> anyhow::Result<()> {
 
 /// `warpsw align`: every query against every target.
 pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
+    crate::search::check_standard_input(&[&args.query, &args.target])?;
+    let out = open_output(&args.output, &[&args.query, &args.target])?;
     let queries = read_fasta(&args.query).context("reading the queries (--query)")?;
     let targets = read_fasta(&args.target).context("reading the targets (--target)")?;
     let nq = queries.len();
@@ -45,11 +47,23 @@ pub fn run_align(args: AlignArgs) -> anyhow::Result<ExitCode> {
         .flat_map(|q| (0..targets.len()).map(move |t| (q, nq + t)))
         .collect();
     let records: Vec<Record> = queries.into_iter().chain(targets).collect();
-    run(&records, &pairs, &args.output)
+    run(&records, &pairs, &args.output, out)
+}
+
+/// Checks the options and opens the output before any input is read.
+fn open_output(opts: &AlignmentOutputArgs, inputs: &[&Path]) -> anyhow::Result<OutputFile> {
+    opts.scoring.scoring()?;
+    crate::search::device_list(opts.devices.as_deref(), opts.device)?;
+    let target = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::output_file::STANDARD_STREAM));
+    OutputFile::create(&target, inputs)
 }
 
 /// `warpsw allpairs`: every pair i < j of one file.
 pub fn run_allpairs(args: AllpairsArgs) -> anyhow::Result<ExitCode> {
+    let out = open_output(&args.output, &[&args.input])?;
     let records = read_fasta(&args.input).context("reading the sequences (--input)")?;
     let n = records.len();
     check_pair_count(
@@ -59,13 +73,14 @@ pub fn run_allpairs(args: AllpairsArgs) -> anyhow::Result<ExitCode> {
     let pairs: Vec<(usize, usize)> = (0..n)
         .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
         .collect();
-    run(&records, &pairs, &args.output)
+    run(&records, &pairs, &args.output, out)
 }
 
 fn run(
     records: &[Record],
     pairs: &[(usize, usize)],
     opts: &AlignmentOutputArgs,
+    mut out: OutputFile,
 ) -> anyhow::Result<ExitCode> {
     let scoring = opts.scoring.scoring()?;
     if let Some(bytes) = opts.gpu_memory {
@@ -74,11 +89,13 @@ fn run(
     let sequences: Vec<&[u8]> = records.iter().map(|r| &r.codes[..]).collect();
     let gpus = match opts.device {
         DeviceChoice::Cpu => None,
-        DeviceChoice::Gpu => Some(gpu_ordinals(&opts.devices)?),
+        DeviceChoice::Gpu => Some(gpu_ordinals(opts.devices.as_deref())?),
         DeviceChoice::Auto => match host::engine::gpu::devices() {
-            Ok(_) => Some(gpu_ordinals(&opts.devices)?),
+            Ok(_) => Some(gpu_ordinals(opts.devices.as_deref())?),
             Err(why) => {
-                eprintln!("warpsw: {why}; using the CPU");
+                if !opts.quiet {
+                    eprintln!("warpsw: {why}; using the CPU");
+                }
                 None
             }
         },
@@ -134,23 +151,18 @@ fn run(
         AlignFormatChoice::Json => AlignmentFormat::Json,
         AlignFormatChoice::Pairwise => AlignmentFormat::Pairwise,
     };
-    let mut out: Box<dyn Write> = match &opts.out {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    let name = out.target().display().to_string();
     write_alignments(&mut out, &printed, format, opts.extended_cigar)
-        .and_then(|()| out.flush())
-        .context("writing the alignments")?;
+        .with_context(|| format!("writing the alignments to {name}"))?;
+    out.commit()?;
     if !opts.quiet {
         let cells: u128 = pairs
             .iter()
             .map(|&(q, t)| sequences[q].len() as u128 * sequences[t].len() as u128)
             .sum();
         eprintln!(
-            "warpsw: {} pairs, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{engine}]",
-            pairs.len(),
+            "warpsw: {}, {:.3e} cells aligned with traceback in {:.3} s = {:.1} GCUPS [{engine}]",
+            crate::search::count(pairs.len() as u64, "pair", "pairs"),
             cells as f64,
             seconds,
             crate::search::gcups(cells, seconds),

@@ -5,6 +5,8 @@ mod align;
 mod bench;
 mod cli;
 mod demo;
+mod output_file;
+mod progress;
 mod search;
 
 use std::process::ExitCode;
@@ -29,6 +31,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("--threads {threads}: {e}"))?;
+    }
+    output_file::install_signal_handlers();
     match args.command {
         cli::Command::Search(a) => search::run(a),
         cli::Command::Demo(a) => demo::run(a),
@@ -43,17 +52,30 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `warpsw makedb`: FASTA in, `.wsw` out.
+/// `warpsw makedb`: FASTA in, `.wsw` out (written to a temporary file and
+/// renamed by `host::dbfile::write`). Ids must be unique, as for
+/// `makeblastdb`.
 fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
-    use anyhow::Context;
+    use anyhow::{Context, bail};
+    if search::is_standard_stream(&args.out) {
+        bail!("makedb writes a file that search memory-maps: give it a name, not `-`");
+    }
+    output_file::check_target(&args.out, &[&args.input])?;
     let started = std::time::Instant::now();
-    let db = search::load_db(&args.input)?;
+    let records = host::fasta::read_fasta(&args.input).context("reading the database")?;
+    if let Some(dup) = host::fasta::duplicate_id(&records) {
+        bail!(
+            "{}: {dup}; a database needs unique ids",
+            args.input.display()
+        );
+    }
+    let db = host::db::Database::try_from_records(records)?;
     let read = started.elapsed().as_secs_f64();
     host::dbfile::write(&db, &args.out)
         .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
-        "warpsw: {} sequences, {} residues: read and sorted in {:.2} s, {} written in {:.2} s",
-        db.len(),
+        "warpsw: {}, {} residues: read and sorted in {:.2} s, {} written in {:.2} s",
+        search::count(db.len() as u64, "sequence", "sequences"),
         db.total_residues(),
         read,
         args.out.display(),

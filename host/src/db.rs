@@ -46,8 +46,40 @@ pub struct Database {
     original: Vec<u32>,
 }
 
+/// The most sequences a database may hold: positions are 32-bit in the
+/// kernels and the `.wsw` format.
+pub const MAX_SEQUENCES: usize = u32::MAX as usize;
+
 impl Database {
-    /// Sorts records by decreasing length (ties keep input order).
+    /// [`Database::from_records`] for records read from a user's file:
+    /// checks the limits first ([`MAX_SEQUENCES`] sequences, each of at most
+    /// [`crate::fasta::MAX_SEQUENCE_LENGTH`] residues).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] naming the limit (and the record).
+    pub fn try_from_records(records: Vec<Record>) -> crate::Result<Database> {
+        if records.len() > MAX_SEQUENCES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "the database has {} sequences; at most {MAX_SEQUENCES} are supported: split it",
+                records.len()
+            )));
+        }
+        if let Some(r) = records
+            .iter()
+            .find(|r| r.codes.len() > crate::fasta::MAX_SEQUENCE_LENGTH)
+        {
+            return Err(crate::Error::InvalidArgument(format!(
+                "sequence '{}' has {} residues; at most {} are supported",
+                r.id,
+                r.codes.len(),
+                crate::fasta::MAX_SEQUENCE_LENGTH
+            )));
+        }
+        Ok(Database::from_records(records))
+    }
+
+    /// Sorts records by decreasing length (ties keep input order). The
+    /// records must be within [`Database::try_from_records`]'s limits.
     pub fn from_records(records: Vec<Record>) -> Database {
         let mut order: Vec<u32> = (0..records.len() as u32).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].codes.len()));

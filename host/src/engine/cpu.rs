@@ -56,13 +56,16 @@ impl CpuEngine {
 
 impl Engine for CpuEngine {
     fn description(&self) -> String {
-        let threads = rayon::current_num_threads();
+        let threads = match rayon::current_num_threads() {
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        };
         match self.kernel {
             Kernel::Simt | Kernel::Auto { .. } => format!(
-                "CPU, {threads} threads, inter-sequence SIMD ({} x i32 lanes)",
+                "CPU, {threads}, inter-sequence SIMD ({} x i32 lanes)",
                 inter_sequence::LANES
             ),
-            kernel => format!("CPU, {threads} threads, kernel {kernel} (emulated)"),
+            kernel => format!("CPU, {threads}, kernel {kernel} (emulated)"),
         }
     }
 
