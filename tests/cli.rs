@@ -305,7 +305,10 @@ fn a_full_device_fails_before_the_search() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("writing /dev/full"), "{err}");
-    assert!(!err.contains("using the CPU") && !err.contains("GCUPS"), "{err}");
+    assert!(
+        !err.contains("using the CPU") && !err.contains("GCUPS"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -771,4 +774,31 @@ fn threads_sets_the_cpu_threads() {
     assert!(stderr(&out).contains("CPU, 2 threads"), "{}", stderr(&out));
     let err = failing_search(&q, &d, &["--threads", "0"]);
     assert!(err.contains("--threads"), "{err}");
+}
+
+#[test]
+fn a_short_query_against_a_long_sequence_stays_small() {
+    // 12 million residues and a 10-residue query under a 1 GiB address
+    // space: one strip of the query needs no row of the sequence's length.
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(dir.path(), "q.fa", ">q\nMKVLAAGIWW\n");
+    let mut rng = hay::rng(22);
+    let residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 12_000_000, false));
+    let d = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
+    let script = format!(
+        "ulimit -v 1048576; exec '{}' search -q '{}' -d '{}' --device cpu",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d)
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("q\tlong\t"),
+        "{text}"
+    );
 }
