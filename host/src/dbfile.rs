@@ -448,6 +448,19 @@ fn parse(path: &Path, map: Arc<Mmap>) -> Result<Database> {
         }
         let offsets = read_u64s(section(bytes, layout, 1, (n + 1) * 8));
         check_offsets(path, "sequence offsets", &offsets, total as u64)?;
+        if let Some(k) = offsets
+            .windows(2)
+            .position(|w| w[1] - w[0] > crate::fasta::MAX_SEQUENCE_LENGTH as u64)
+        {
+            return Err(db_error(
+                path,
+                format!(
+                    "sequence {k} (sorted position) has {} residues; at most {} are supported",
+                    offsets[k + 1] - offsets[k],
+                    crate::fasta::MAX_SEQUENCE_LENGTH
+                ),
+            ));
+        }
         let original: Vec<u32> = section(bytes, layout, 2, n * 4)
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
