@@ -128,8 +128,11 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 
     // The header goes out before any alignment: an output that cannot be
     // written (`/dev/full`) fails now, not after the search.
-    let written =
-        |e: std::io::Error| anyhow::Error::new(e).context(format!("writing {}", target.display()));
+    let shown = match is_standard_stream(&target) {
+        true => "standard output".to_string(),
+        false => target.display().to_string(),
+    };
+    let written = |e: std::io::Error| anyhow::Error::new(e).context(format!("writing {shown}"));
     let mut hits_out = HitsWriter::begin(&mut out, args.format, &db).map_err(written)?;
     out.checkpoint().map_err(written)?;
 

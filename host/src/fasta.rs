@@ -685,7 +685,10 @@ mod tests {
             (r[0].id.as_str(), decode_all(&r[0].codes)),
             ("a", "AC".into())
         );
-        assert!(matches!(fails(b"\xef\xbb\xbf").2, FastaErrorKind::NotFasta(_)));
+        assert!(matches!(
+            fails(b"\xef\xbb\xbf").2,
+            FastaErrorKind::NotFasta(_)
+        ));
     }
 
     #[test]

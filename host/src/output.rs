@@ -115,7 +115,7 @@ impl<'a> HitsWriter<'a> {
                         })
                         .collect(),
                 };
-                write!(out, "{}\n", if self.queries == 0 { "" } else { "," })?;
+                writeln!(out, "{}", if self.queries == 0 { "" } else { "," })?;
                 serde_json::to_writer_pretty(&mut *out, &doc)?;
             }
         }
