@@ -22,6 +22,7 @@ use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -268,9 +269,16 @@ fn temp_beside(target: &Path) -> anyhow::Result<tempfile::NamedTempFile> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
+    // The finished file gets the target's permissions, or a new file's
+    // (0666 less the umask) rather than a temporary file's 0600.
+    let permissions = match std::fs::metadata(target) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o666),
+    };
     tempfile::Builder::new()
         .prefix(&format!(".{file_name}."))
         .suffix(".partial")
+        .permissions(permissions)
         .tempfile_in(dir)
         .with_context(|| {
             format!(
@@ -418,6 +426,15 @@ mod tests {
         assert!(names[0].starts_with(".out.tsv.") && names[0].ends_with(".partial"));
         out.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "a\tb\n");
+        // A new file's permissions, not a temporary file's 0600.
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+        // SAFETY: reads the umask back at once (set and restored).
+        let umask = unsafe {
+            let m = libc::umask(0o022);
+            libc::umask(m);
+            m
+        };
+        assert_eq!(mode, 0o666 & !umask);
         assert_eq!(entries(dir.path()), ["out.tsv"]);
     }
 
