@@ -51,6 +51,24 @@ pub enum Command {
     /// Align every pair (i < j) of one FASTA file, with traceback.
     #[command(after_help = GAP_HELP)]
     Allpairs(AllpairsArgs),
+    /// Print database sequences by id, as FASTA (from a `.wsw` file or
+    /// FASTA), in the order asked.
+    Get(GetArgs),
+}
+
+/// `warpsw get`.
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    /// Database: a `.wsw` file from `warpsw makedb`, or FASTA.
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+    /// Ids of the sequences to print.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+    /// Write the FASTA here instead of standard output (`-`); compressed
+    /// when the name ends in `.gz`.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Where the alignment runs.

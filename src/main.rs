@@ -45,6 +45,7 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Makedb(a) => makedb(a),
         cli::Command::Align(a) => align::run_align(a),
         cli::Command::Allpairs(a) => align::run_allpairs(a),
+        cli::Command::Get(a) => get(a),
         cli::Command::Kernels => {
             cli::print_kernels();
             Ok(ExitCode::SUCCESS)
@@ -81,5 +82,49 @@ fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
         args.out.display(),
         started.elapsed().as_secs_f64() - read
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `warpsw get`: sequences by id, as FASTA (60 residues a line). Every id
+/// is looked up before anything is written; an unknown one is an error.
+fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let target = args
+        .out
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(output_file::STANDARD_STREAM));
+    let mut out = output_file::OutputFile::create(&target, &[&args.db])?;
+    let db = search::load_db(&args.db)?;
+    let mut sorted_position = vec![0; db.len()];
+    for (sorted, &original) in db.original_order().iter().enumerate() {
+        sorted_position[original as usize] = sorted;
+    }
+    let by_id: std::collections::HashMap<&str, usize> = db
+        .ids()
+        .iter()
+        .enumerate()
+        .rev() // the first of duplicate ids (a FASTA database) wins
+        .map(|(original, id)| (id.as_str(), sorted_position[original]))
+        .collect();
+    let wanted = args
+        .ids
+        .iter()
+        .map(|id| {
+            by_id.get(id.as_str()).copied().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: no sequence has the id '{}'",
+                    args.db.display(),
+                    host::fasta::escape_controls(id)
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<usize>>>()?;
+    for (id, sorted) in args.ids.iter().zip(wanted) {
+        writeln!(out, ">{id}")?;
+        for line in db.sequence(sorted).chunks(60) {
+            writeln!(out, "{}", host::alphabet::decode_all(line))?;
+        }
+    }
+    out.commit()?;
     Ok(ExitCode::SUCCESS)
 }

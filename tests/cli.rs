@@ -802,3 +802,24 @@ fn a_short_query_against_a_long_sequence_stays_small() {
         "{text}"
     );
 }
+
+#[test]
+fn get_prints_sequences_by_id_from_a_made_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, d) = search_files(dir.path());
+    let wsw = dir.path().join("db.wsw");
+    let made = warpsw(&["makedb", s(&d), "-o", s(&wsw)]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    for db in [&wsw, &d] {
+        let out = warpsw(&["get", s(db), "half", "short"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!(">half\n{}\n>short\nW\n", &QUERY[..45])
+        );
+    }
+    let out = warpsw(&["get", s(&wsw), "self", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("'nope'"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+}
