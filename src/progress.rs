@@ -46,6 +46,11 @@ impl CellProgress {
                     let _ = write!(w, "{:.1} GCUPS", s.per_sec() / 1e9);
                 }),
         );
+        // Redrawn twice a second between advances, so the elapsed time
+        // moves while a long query runs.
+        if !bar.is_hidden() {
+            bar.enable_steady_tick(std::time::Duration::from_millis(500));
+        }
         CellProgress { bar }
     }
 

@@ -823,3 +823,48 @@ fn get_prints_sequences_by_id_from_a_made_database() {
     assert!(stderr(&out).contains("'nope'"), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn progress_on_a_terminal_counts_cells() {
+    // `script` runs warpsw on a pseudo-terminal, where the bar is drawn.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let out_path = dir.path().join("hits.tsv");
+    let command = format!(
+        "'{}' search -q '{}' -d '{}' --device cpu -o '{}'",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d),
+        s(&out_path)
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let screen = String::from_utf8_lossy(&out.stdout);
+    // The residues of `search_files`' database: unrelated, self, half, short.
+    let db_residues = "PEPTIDEWITHNOTHINGINCOMMONKKKKRRRR".len() + QUERY.len() + 45 + 1;
+    let cells = QUERY.len() * db_residues;
+    assert!(
+        screen.contains(&format!("{:.2e} cells", cells as f64)),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("GCUPS") && screen.contains("left)"),
+        "{screen}"
+    );
+    // --quiet: no bar.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{command} --quiet"), "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("cells"));
+}
