@@ -70,9 +70,11 @@ fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
             args.input.display()
         );
     }
+    // Full headers are kept: `warpsw get` prints them back.
+    let descriptions: Vec<String> = records.iter().map(|r| r.description.clone()).collect();
     let db = host::db::Database::try_from_records(records)?;
     let read = started.elapsed().as_secs_f64();
-    host::dbfile::write(&db, &args.out)
+    host::dbfile::write_with_descriptions(&db, &descriptions, &args.out)
         .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "warpsw: {}, {} residues: read and sorted in {:.2} s, {} written in {:.2} s",
@@ -85,7 +87,8 @@ fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `warpsw get`: sequences by id, as FASTA (60 residues a line). Every id
+/// `warpsw get`: sequences by id, as FASTA (the full header, 60 residues a
+/// line). Every id
 /// is looked up before anything is written; an unknown one is an error.
 fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
@@ -94,7 +97,7 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from(output_file::STANDARD_STREAM));
     let mut out = output_file::OutputFile::create(&target, &[&args.db])?;
-    let db = search::load_db(&args.db)?;
+    let (db, descriptions) = load_with_descriptions(&args.db)?;
     let mut sorted_position = vec![0; db.len()];
     for (sorted, &original) in db.original_order().iter().enumerate() {
         sorted_position[original as usize] = sorted;
@@ -120,11 +123,28 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<Vec<usize>>>()?;
     for (id, sorted) in args.ids.iter().zip(wanted) {
-        writeln!(out, ">{id}")?;
+        let original = db.original_index(sorted);
+        match descriptions.get(original).filter(|d| !d.is_empty()) {
+            Some(description) => writeln!(out, ">{id} {description}")?,
+            None => writeln!(out, ">{id}")?,
+        }
         for line in db.sequence(sorted).chunks(60) {
             writeln!(out, "{}", host::alphabet::decode_all(line))?;
         }
     }
     out.commit()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A database (`.wsw` or FASTA) with its descriptions, input order.
+fn load_with_descriptions(
+    path: &std::path::Path,
+) -> anyhow::Result<(host::db::Database, Vec<String>)> {
+    use anyhow::Context;
+    if !search::is_standard_stream(path) && host::dbfile::is_wsw(path)? {
+        return Ok(host::dbfile::open_with_descriptions(path)?);
+    }
+    let records = host::fasta::read_fasta(path).context("reading the database")?;
+    let descriptions = records.iter().map(|r| r.description.clone()).collect();
+    Ok((host::db::Database::try_from_records(records)?, descriptions))
 }

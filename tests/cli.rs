@@ -804,9 +804,16 @@ fn a_short_query_against_a_long_sequence_stays_small() {
 }
 
 #[test]
-fn get_prints_sequences_by_id_from_a_made_database() {
+fn makedb_keeps_full_headers_and_get_prints_them_by_id() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, d) = search_files(dir.path());
+    let d = write(
+        dir.path(),
+        "db.fa",
+        &format!(
+            ">self\n{QUERY}\n>half Half of it\tOS=Homo sapiens\n{}\n>short\nW\n",
+            &QUERY[..45]
+        ),
+    );
     let wsw = dir.path().join("db.wsw");
     let made = warpsw(&["makedb", s(&d), "-o", s(&wsw)]);
     assert!(made.status.success(), "{}", stderr(&made));
@@ -815,9 +822,20 @@ fn get_prints_sequences_by_id_from_a_made_database() {
         assert!(out.status.success(), "{}", stderr(&out));
         assert_eq!(
             String::from_utf8(out.stdout).unwrap(),
-            format!(">half\n{}\n>short\nW\n", &QUERY[..45])
+            format!(
+                ">half Half of it\tOS=Homo sapiens\n{}\n>short\nW\n",
+                &QUERY[..45]
+            )
         );
     }
+    // Searching the .wsw still names the hits by id alone.
+    let (q, _) = search_files(dir.path());
+    let out = search_cpu(&q, &wsw, &[]);
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("hba\thalf\t")
+    );
     let out = warpsw(&["get", s(&wsw), "self", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("'nope'"), "{}", stderr(&out));
