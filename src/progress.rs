@@ -49,6 +49,9 @@ impl CellProgress {
         // Redrawn twice a second between advances, so the elapsed time
         // moves while a long query runs.
         if !bar.is_hidden() {
+            // Drawn at once: the total is on screen before the first query
+            // ends.
+            bar.tick();
             bar.enable_steady_tick(std::time::Duration::from_millis(500));
         }
         CellProgress { bar }

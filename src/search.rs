@@ -1,4 +1,9 @@
 //! `warpsw search`: read → encode → sort/pack → upload → dispatch → merge → report.
+//!
+//! Options and the output are checked before any input is read; each
+//! query's hits are written to the output (`crate::output_file`) as soon as
+//! the query is done, in query order, and the progress bar
+//! (`crate::progress`) advances by the query's cells.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
