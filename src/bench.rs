@@ -1,13 +1,12 @@
 //! `warpsw bench`: times kernels on one resident database, query by query,
 //! and counts a timing only if its scores match the scalar reference.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use host::engine;
 use host::engine::gpu::KernelResources;
 use host::kernel::KernelChoice;
@@ -16,6 +15,8 @@ use host::reference::local_score;
 use rayon::prelude::*;
 
 use crate::cli::{BenchArgs, parse_kernel};
+use crate::output_file::OutputFile;
+use crate::progress::CellProgress;
 use crate::search::{gcups, load_db, load_queries, placement};
 
 /// One query's timing with one kernel.
@@ -33,20 +34,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|k| parse_kernel(k, &args.auto))
         .collect::<Result<_, _>>()?;
-    let queries = load_queries(&args.inputs.query)?;
-    let db = Arc::new(load_db(&args.inputs.db)?);
-    let residues = db.total_residues();
     if args.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
+    let (query_path, db_path) = (&args.inputs.query, &args.inputs.db);
+    crate::search::check_standard_input(&[query_path, db_path])?;
+    crate::search::placement(&args.placement, KernelChoice::default())?;
+    // The CSV's old rows and the new ones go to a temporary file, renamed
+    // over the old one when the run completes.
     let mut csv = match &args.csv {
         Some(path) => {
-            let new = !path.exists();
-            let mut f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("opening {}", path.display()))?;
+            let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+            let mut f = OutputFile::append(path, &[query_path, db_path])?;
             if new {
                 writeln!(
                     f,
@@ -57,6 +56,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    let queries = load_queries(query_path)?;
+    let db = Arc::new(load_db(db_path)?);
+    let residues = db.total_residues();
 
     // Evenly spaced sorted positions, the longest and the shortest included.
     let checked: Vec<usize> = if db.is_empty() || args.check == 0 {
@@ -68,26 +70,40 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .collect()
     };
 
+    let runs_per_query = (args.warmup + args.repeat) as u128;
+    let query_residues: u128 = queries.iter().map(|q| q.codes.len() as u128).sum();
+    let bar = CellProgress::new(
+        kernels.len() as u128 * runs_per_query * query_residues * u128::from(residues),
+        " (warm-up and timed runs)",
+        false,
+    );
+    // Cells done so far: per run of a query today.
+    let progress = |cells: u128| bar.advance(cells);
+
     let mut rows = Vec::new();
     let mut resources = Vec::new();
     for &kernel in &kernels {
         let (placement, options) = placement(&args.placement, kernel)?;
         let opened = engine::open(placement, db.clone(), scoring.clone(), &options)?;
         if let Some(why) = &opened.notice {
-            eprintln!("warpsw: {why}");
+            bar.suspend(|| eprintln!("warpsw: {why}"));
         }
         let mut engine = opened.engine;
         let device = engine.description();
         let used = engine.kernel_resources()?;
         resources.push(used);
-        eprintln!(
-            "{device}; database prepared/uploaded in {:.3} s",
-            opened.upload_seconds
-        );
+        bar.suspend(|| {
+            eprintln!(
+                "{device}; database prepared/uploaded in {:.3} s",
+                opened.upload_seconds
+            )
+        });
 
         for q in &queries {
+            let cells = q.codes.len() as u128 * u128::from(residues);
             for _ in 0..args.warmup {
                 engine.score_all(&q.codes)?;
+                progress(cells);
             }
             let mut times = Vec::with_capacity(args.repeat);
             let mut last = Vec::new();
@@ -99,15 +115,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 let seconds = started.elapsed().as_secs_f64();
                 std::hint::black_box(hits);
                 times.push(seconds);
-                let cells = q.codes.len() as u128 * residues as u128;
+                progress(cells);
                 if let Some(f) = csv.as_mut() {
                     writeln!(
                         f,
-                        "\"{device}\",\"{}\",{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
-                        kernel,
+                        "{},{},{},{},{},{},{},{residues},{iter},{seconds:.6},{:.2},{:.4}",
+                        csv_field(&device),
+                        csv_field(&kernel.to_string()),
                         args.scoring.gap_open,
                         args.scoring.gap_extend,
-                        q.id,
+                        csv_field(&q.id),
                         q.codes.len(),
                         db.len(),
                         gcups(cells, seconds),
@@ -141,6 +158,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             });
         }
     }
+    bar.finish();
+    if let Some(csv) = csv {
+        csv.commit()?;
+    }
     print_table(
         &rows,
         &kernels,
@@ -150,6 +171,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         checked.len(),
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `text` as one CSV field (RFC 4180): quoted, inner quotes doubled, when
+/// it holds a comma, a quote or a line end.
+fn csv_field(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\"")).into()
+    } else {
+        text.into()
+    }
 }
 
 fn print_table(

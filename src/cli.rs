@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use host::align::AlignmentFormat;
 use host::kernel::{AutoOptions, KERNELS, KernelChoice, plan};
 use host::matrix::ScoreMatrix;
+use host::output::Format;
 use host::scoring::{GapPenalty, Scoring};
 
 const GAP_HELP: &str = "Gap penalties follow BLAST and CUDASW++: a gap of length k costs \
@@ -21,6 +22,11 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Worker threads on the CPU (alignment, database preparation); all
+    /// cores by default (the RAYON_NUM_THREADS environment variable sets it
+    /// too).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Subcommands.
@@ -47,6 +53,24 @@ pub enum Command {
     /// Align every pair (i < j) of one FASTA file, with traceback.
     #[command(after_help = GAP_HELP)]
     Allpairs(AllpairsArgs),
+    /// Print database sequences by id, as FASTA (from a `.wsw` file or
+    /// FASTA), in the order asked.
+    Get(GetArgs),
+}
+
+/// `warpsw get`.
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    /// Database: a `.wsw` file from `warpsw makedb`, or FASTA.
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+    /// Ids of the sequences to print.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+    /// Write the FASTA here instead of standard output (`-`); compressed
+    /// when the name ends in `.gz`.
+    #[arg(short, long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Where the alignment runs.
@@ -58,15 +82,6 @@ pub enum DeviceChoice {
     Cpu,
     /// GPU 0; an error if there is none.
     Gpu,
-}
-
-/// Output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatChoice {
-    /// Tab-separated with a header line.
-    Tsv,
-    /// JSON.
-    Json,
 }
 
 /// Scoring options shared by the subcommands.
@@ -123,10 +138,10 @@ pub struct PlacementArgs {
     /// Where to align.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
-    /// GPUs to use: `all` or a list such as `0,2`. Each holds the whole
-    /// database; chunks are spread over them by --balance.
-    #[arg(long, default_value = "all", value_name = "all|LIST")]
-    pub devices: String,
+    /// GPUs to use: `all` (the default) or a list such as `0,2`. Each holds
+    /// the whole database; chunks are spread over them by --balance.
+    #[arg(long, value_name = "all|LIST")]
+    pub devices: Option<String>,
     /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
     /// measured speed, re-weighted after each query), greedy (NESW: longest
     /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
@@ -155,10 +170,11 @@ fn parse_memory(text: &str) -> Result<usize, String> {
 /// The queries and the database: shared by `search` and `bench`.
 #[derive(Args, Debug, Clone)]
 pub struct SearchInputs {
-    /// Query sequences (FASTA, optionally gzipped).
+    /// Query sequences (FASTA, optionally gzipped; `-` for standard input).
     #[arg(short, long, value_name = "FILE")]
     pub query: PathBuf,
-    /// Database: FASTA (optionally gzipped) or a `.wsw` file from `warpsw makedb`.
+    /// Database: FASTA (optionally gzipped; `-` for standard input) or a
+    /// `.wsw` file from `warpsw makedb`.
     #[arg(short, long, value_name = "FILE")]
     pub db: PathBuf,
 }
@@ -170,9 +186,9 @@ pub struct SearchArgs {
     pub inputs: SearchInputs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
-    /// Hits reported per query.
-    #[arg(long, default_value_t = 10)]
-    pub top: usize,
+    /// Hits reported per query (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub top: u64,
     /// Kernel variant (see `warpsw kernels`), or `auto`: sequences longer
     /// than --auto-threshold to --auto-long, the rest to `simt`.
     #[arg(long, default_value = "auto")]
@@ -182,12 +198,16 @@ pub struct SearchArgs {
     #[command(flatten)]
     pub placement: PlacementArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatChoice::Tsv)]
-    pub format: FormatChoice,
-    /// Write hits here instead of standard output.
+    #[arg(long, value_enum, default_value_t = Format::Tsv)]
+    pub format: Format,
+    /// Write hits here instead of standard output (`-`); compressed when
+    /// the name ends in `.gz`. Written to a temporary file beside it and
+    /// renamed when complete; an interrupted search keeps its finished
+    /// queries in FILE.partial.
     #[arg(short, long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// No summary or progress bar on standard error.
+    /// No summary, notice or progress bar on standard error (warnings and
+    /// errors still show).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -233,7 +253,8 @@ pub struct BenchArgs {
     /// scalar reference (a timing counts only if they all match).
     #[arg(long, default_value_t = 300)]
     pub check: usize,
-    /// Append one CSV row per timed run to this file.
+    /// Append one CSV row per timed run to this file (the file is replaced
+    /// by its old rows plus the new ones once the run completes).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 }
@@ -244,7 +265,7 @@ pub struct MakedbArgs {
     /// Database (FASTA, optionally gzipped).
     #[arg(value_name = "FASTA")]
     pub input: PathBuf,
-    /// The `.wsw` file to write.
+    /// The `.wsw` file to write (never the input).
     #[arg(short, long, value_name = "FILE")]
     pub out: PathBuf,
 }
@@ -307,7 +328,9 @@ pub struct AlignmentOutputArgs {
     /// sequences, like EMBOSS needle/water).
     #[arg(long, value_enum, default_value_t = AlignmentFormat::Tsv)]
     pub format: AlignmentFormat,
-    /// Write the alignments here instead of standard output.
+    /// Write the alignments here instead of standard output (`-`);
+    /// compressed when the name ends in `.gz`; written to a temporary file
+    /// beside it and renamed when complete.
     #[arg(short, long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// CIGAR with `=` (identical residues) and `X` (different) instead of `M`.
@@ -316,15 +339,15 @@ pub struct AlignmentOutputArgs {
     /// Where to align: the GPUs when present (auto), the CPU, or the GPUs.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
-    /// GPUs to use: `all` or a list such as `0,2`. Windows of pairs go to
-    /// them longest first (gpu-pairAlign's LPT schedule).
-    #[arg(long, default_value = "all", value_name = "all|LIST")]
-    pub devices: String,
+    /// GPUs to use: `all` (the default) or a list such as `0,2`. Windows of
+    /// pairs go to them longest first (gpu-pairAlign's LPT schedule).
+    #[arg(long, value_name = "all|LIST")]
+    pub devices: Option<String>,
     /// Use at most this much of each GPU's free memory (e.g. `8GiB`,
     /// `500MB`); windows of pairs are sized to it.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub gpu_memory: Option<usize>,
-    /// No summary on standard error.
+    /// No summary, notice or progress bar on standard error.
     #[arg(long)]
     pub quiet: bool,
 }

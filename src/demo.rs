@@ -8,7 +8,7 @@ use anyhow::Context;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::cli::{DemoArgs, FormatChoice, PlacementArgs, ScoringArgs, SearchArgs, SearchInputs};
+use crate::cli::{DemoArgs, PlacementArgs, ScoringArgs, SearchArgs, SearchInputs};
 
 /// Robinson & Robinson (1991) background frequencies of `AMINO_ACIDS`.
 const AMINO_ACIDS: &[u8; 20] = b"ARNDCQEGHILKMFPSTWYV";
@@ -75,7 +75,44 @@ fn write_fasta(path: &std::path::Path, records: &[(String, Vec<u8>)]) -> anyhow:
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
+/// Bytes of memory one generated sequence takes at the peak of a run: its
+/// residues (370 on average, `random_length`) and id held as generated, as
+/// FASTA text, as parsed records and in the database, plus the vectors'
+/// and strings' headers.
+const PEAK_BYTES_PER_SEQUENCE: u128 = 4 * (370 + 80);
+
+/// Checks `--sequences` before anything is generated: within the database's
+/// limit and, where the system says, within the memory available.
+fn check_size(sequences: usize) -> anyhow::Result<()> {
+    if sequences > host::db::MAX_SEQUENCES - PLANTED_IDENTITIES.len() {
+        anyhow::bail!(
+            "--sequences {sequences}: a database holds at most {} sequences",
+            host::db::MAX_SEQUENCES - PLANTED_IDENTITIES.len()
+        );
+    }
+    let needed = sequences as u128 * PEAK_BYTES_PER_SEQUENCE;
+    if let Some(available) = available_memory()
+        && needed > u128::from(available)
+    {
+        anyhow::bail!(
+            "--sequences {sequences} needs about {:.1} GB of memory; {:.1} GB are available",
+            needed as f64 / 1e9,
+            available as f64 / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// `MemAvailable` of /proc/meminfo in bytes, where there is one.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    check_size(args.sequences)?;
     let mut rng = StdRng::seed_from_u64(args.seed);
     let query = random_sequence(&mut rng, QUERY_LENGTH);
     let mut db: Vec<(String, Vec<u8>)> = (0..args.sequences)
@@ -138,11 +175,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         },
         placement: PlacementArgs {
             device: args.device,
-            devices: "all".into(),
+            devices: None,
             balance: "dynamic".into(),
             gpu_memory: None,
         },
-        format: FormatChoice::Tsv,
+        format: host::output::Format::Tsv,
         out: Some(out_path.clone()),
         quiet: false,
     })?;

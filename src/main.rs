@@ -5,6 +5,8 @@ mod align;
 mod bench;
 mod cli;
 mod demo;
+mod output_file;
+mod progress;
 mod search;
 
 use std::process::ExitCode;
@@ -29,6 +31,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("--threads {threads}: {e}"))?;
+    }
+    output_file::install_signal_handlers();
     match args.command {
         cli::Command::Search(a) => search::run(a),
         cli::Command::Demo(a) => demo::run(a),
@@ -36,6 +45,7 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Makedb(a) => makedb(a),
         cli::Command::Align(a) => align::run_align(a),
         cli::Command::Allpairs(a) => align::run_allpairs(a),
+        cli::Command::Get(a) => get(a),
         cli::Command::Kernels => {
             cli::print_kernels();
             Ok(ExitCode::SUCCESS)
@@ -43,21 +53,98 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `warpsw makedb`: FASTA in, `.wsw` out.
+/// `warpsw makedb`: FASTA in, `.wsw` out (written to a temporary file and
+/// renamed by `host::dbfile::write`). Ids must be unique, as for
+/// `makeblastdb`.
 fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
-    use anyhow::Context;
+    use anyhow::{Context, bail};
+    if search::is_standard_stream(&args.out) {
+        bail!("makedb writes a file that search memory-maps: give it a name, not `-`");
+    }
+    output_file::check_target(&args.out, &[&args.input])?;
     let started = std::time::Instant::now();
-    let db = search::load_db(&args.input)?;
+    let records = host::fasta::read_fasta(&args.input).context("reading the database")?;
+    if let Some(dup) = host::fasta::duplicate_id(&records) {
+        bail!(
+            "{}: {dup}; a database needs unique ids",
+            args.input.display()
+        );
+    }
+    // Full headers are kept: `warpsw get` prints them back.
+    let descriptions: Vec<String> = records.iter().map(|r| r.description.clone()).collect();
+    let db = host::db::Database::try_from_records(records)?;
     let read = started.elapsed().as_secs_f64();
-    host::dbfile::write(&db, &args.out)
+    host::dbfile::write_with_descriptions(&db, &descriptions, &args.out)
         .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
-        "warpsw: {} sequences, {} residues: read and sorted in {:.2} s, {} written in {:.2} s",
-        db.len(),
+        "warpsw: {}, {} residues: read and sorted in {:.2} s, {} written in {:.2} s",
+        search::count(db.len() as u64, "sequence", "sequences"),
         db.total_residues(),
         read,
         args.out.display(),
         started.elapsed().as_secs_f64() - read
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `warpsw get`: sequences by id, as FASTA (the full header, 60 residues a
+/// line). Every id
+/// is looked up before anything is written; an unknown one is an error.
+fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let target = args
+        .out
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(output_file::STANDARD_STREAM));
+    let mut out = output_file::OutputFile::create(&target, &[&args.db])?;
+    let (db, descriptions) = load_with_descriptions(&args.db)?;
+    let mut sorted_position = vec![0; db.len()];
+    for (sorted, &original) in db.original_order().iter().enumerate() {
+        sorted_position[original as usize] = sorted;
+    }
+    let by_id: std::collections::HashMap<&str, usize> = db
+        .ids()
+        .iter()
+        .enumerate()
+        .rev() // the first of duplicate ids (a FASTA database) wins
+        .map(|(original, id)| (id.as_str(), sorted_position[original]))
+        .collect();
+    let wanted = args
+        .ids
+        .iter()
+        .map(|id| {
+            by_id.get(id.as_str()).copied().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: no sequence has the id '{}'",
+                    args.db.display(),
+                    host::fasta::escape_controls(id)
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<usize>>>()?;
+    for (id, sorted) in args.ids.iter().zip(wanted) {
+        let original = db.original_index(sorted);
+        match descriptions.get(original).filter(|d| !d.is_empty()) {
+            Some(description) => writeln!(out, ">{id} {description}")?,
+            None => writeln!(out, ">{id}")?,
+        }
+        for line in db.sequence(sorted).chunks(60) {
+            writeln!(out, "{}", host::alphabet::decode_all(line))?;
+        }
+    }
+    out.commit()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A database (`.wsw` or FASTA) with its descriptions, input order.
+fn load_with_descriptions(
+    path: &std::path::Path,
+) -> anyhow::Result<(host::db::Database, Vec<String>)> {
+    use anyhow::Context;
+    if !search::is_standard_stream(path) && host::dbfile::is_wsw(path)? {
+        return Ok(host::dbfile::open_with_descriptions(path)?);
+    }
+    let records = host::fasta::read_fasta(path).context("reading the database")?;
+    let descriptions = records.iter().map(|r| r.description.clone()).collect();
+    Ok((host::db::Database::try_from_records(records)?, descriptions))
 }

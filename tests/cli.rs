@@ -232,3 +232,657 @@ fn devices_and_balance_are_validated() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--devices"), "{}", stderr(&out));
 }
+
+// ---- Nothing lost, nothing surprising: outputs, inputs, progress. ----
+
+/// `warpsw args…` with `input` on standard input.
+fn warpsw_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The names in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn an_unwritable_output_fails_before_any_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    // The query file is missing too: the output is checked first.
+    let missing = dir.path().join("missing.fa");
+    let err = failing_search(&missing, &d, &["-o", "/nonexistent/x.tsv"]);
+    assert!(
+        err.contains("/nonexistent") && err.contains("does not exist"),
+        "{err}"
+    );
+    let err = failing_search(&q, &d, &["-o", s(dir.path())]);
+    assert!(err.contains("is a directory"), "{err}");
+    let out = warpsw(&[
+        "allpairs",
+        "-i",
+        s(&missing),
+        "--mode",
+        "local",
+        "--device",
+        "cpu",
+        "-o",
+        "/nonexistent/x.tsv",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_full_device_fails_before_the_search() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    // `--device auto` opens the engine with a notice where there is no GPU
+    // ("...; using the CPU"): the error must come before that.
+    let out = warpsw(&["search", "-q", s(&q), "-d", s(&d), "-o", "/dev/full"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("writing /dev/full"), "{err}");
+    assert!(
+        !err.contains("using the CPU") && !err.contains("GCUPS"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_disk_filling_mid_write_leaves_no_cut_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, _) = search_files(dir.path());
+    // Enough hits for several KiB of output.
+    let mut rng = hay::rng(20);
+    let seqs: Vec<(String, String)> = (0..200)
+        .map(|i| {
+            let codes = hay::random_codes(&mut rng, 60, false);
+            (
+                format!("target_with_a_long_name_{i}"),
+                host::alphabet::decode_all(&codes),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = seqs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let d = write(dir.path(), "big.fa", &hay::fasta(&pairs));
+    let out_path = dir.path().join("out.tsv");
+    std::fs::write(&out_path, "previous results\n").unwrap();
+    let script = format!(
+        "ulimit -f 2; exec '{}' search -q '{}' -d '{}' --device cpu --top 2000 -o '{}'",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d),
+        s(&out_path)
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("out.tsv"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&out_path).unwrap(),
+        "previous results\n"
+    );
+    assert_eq!(entries(dir.path()), ["big.fa", "db.fa", "out.tsv", "q.fa"]);
+}
+
+#[test]
+fn makedb_refuses_to_overwrite_its_input_and_duplicate_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, d) = search_files(dir.path());
+    let before = std::fs::read(&d).unwrap();
+    let out = warpsw(&["makedb", s(&d), "-o", s(&d)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is also an input"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&d).unwrap(), before);
+
+    let dup = write(dir.path(), "dup.fa", ">a\nMKV\n>b\nWW\n>a\nKK\n");
+    let wsw = dir.path().join("dup.wsw");
+    let out = warpsw(&["makedb", s(&dup), "-o", s(&wsw)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("records 1 and 3"), "{}", stderr(&out));
+    assert!(!wsw.exists());
+}
+
+/// Query and database files for a search that runs a few seconds on one
+/// CPU thread: many queries, each finished query written as it completes.
+fn slow_search_files(dir: &Path) -> (PathBuf, PathBuf, usize) {
+    let mut rng = hay::rng(21);
+    let mut fasta = |name: &str, count: usize, len: usize| {
+        let seqs: Vec<(String, String)> = (0..count)
+            .map(|i| {
+                let codes = hay::random_codes(&mut rng, len, false);
+                (format!("{name}{i}"), host::alphabet::decode_all(&codes))
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = seqs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        write(dir, &format!("{name}.fa"), &hay::fasta(&pairs))
+    };
+    let queries = 400;
+    (fasta("q", queries, 400), fasta("t", 3000, 400), queries)
+}
+
+/// Starts a slow search into `dir/hits.tsv`, waits until its temporary
+/// file holds at least one finished query, sends `signal` and waits.
+fn interrupted_search(dir: &Path, signal: libc::c_int) -> std::process::ExitStatus {
+    let (q, d, _) = slow_search_files(dir);
+    let out_path = dir.join("hits.tsv");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args([
+            "--threads",
+            "1",
+            "search",
+            "-q",
+            s(&q),
+            "-d",
+            s(&d),
+            "--device",
+            "cpu",
+            "-o",
+            s(&out_path),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let temp = entries(dir)
+            .into_iter()
+            .find(|n| n.starts_with(".hits.tsv."));
+        let lines = temp.map_or(0, |n| {
+            std::fs::read_to_string(dir.join(n)).map_or(0, |t| t.lines().count())
+        });
+        if lines > 1 {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 60 && child.try_wait().unwrap().is_none(),
+            "the search ended or wrote nothing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    child.wait().unwrap()
+}
+
+/// The finished queries' lines: a header and whole TSV rows, not all queries.
+fn check_partial_hits(text: &str, all_queries: usize) {
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "query_id\ttarget_id\tscore\tquery_length\ttarget_length"
+    );
+    assert!(text.ends_with('\n'));
+    for line in &lines[1..] {
+        assert_eq!(line.split('\t').count(), 5, "{line}");
+    }
+    let queries: std::collections::BTreeSet<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert!(
+        !queries.is_empty() && queries.len() < all_queries,
+        "{}",
+        queries.len()
+    );
+    // Order kept: q0, q1, ... with none skipped.
+    let numbers: Vec<usize> = queries.iter().map(|q| q[1..].parse().unwrap()).collect();
+    let mut sorted = numbers.clone();
+    sorted.sort();
+    assert_eq!(sorted, (0..numbers.len()).collect::<Vec<_>>());
+}
+
+#[test]
+fn sigint_keeps_the_finished_queries_in_a_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = interrupted_search(dir.path(), libc::SIGINT);
+    assert_eq!(status.code(), Some(128 + libc::SIGINT), "{status:?}");
+    assert!(!dir.path().join("hits.tsv").exists());
+    let partial = dir.path().join("hits.tsv.partial");
+    check_partial_hits(&std::fs::read_to_string(&partial).unwrap(), 400);
+    assert_eq!(entries(dir.path()), ["hits.tsv.partial", "q.fa", "t.fa"]);
+}
+
+#[test]
+fn sigkill_leaves_no_complete_looking_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = interrupted_search(dir.path(), libc::SIGKILL);
+    assert!(!status.success());
+    assert!(!dir.path().join("hits.tsv").exists());
+    let left: Vec<String> = entries(dir.path())
+        .into_iter()
+        .filter(|n| !n.ends_with(".fa"))
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0].starts_with(".hits.tsv.") && left[0].ends_with(".partial"),
+        "{left:?}"
+    );
+    check_partial_hits(
+        &std::fs::read_to_string(dir.path().join(&left[0])).unwrap(),
+        400,
+    );
+}
+
+#[test]
+fn whitespace_and_a_byte_order_mark_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let plain = search_cpu(&q, &d, &[]);
+    let spaced: String = std::fs::read_to_string(&q)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.starts_with('>') {
+                format!("{l}\n")
+            } else {
+                format!("{} {}  \t\n", &l[..7], &l[7..])
+            }
+        })
+        .collect();
+    let q2 = dir.path().join("spaced.fa");
+    std::fs::write(&q2, [&[0xEF, 0xBB, 0xBF][..], spaced.as_bytes()].concat()).unwrap();
+    let out = search_cpu(&q2, &d, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, plain.stdout);
+}
+
+#[test]
+fn empty_ids_are_errors_and_duplicates_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let empty = write(dir.path(), "empty_id.fa", &format!(">a\nMKV\n>\n{QUERY}\n"));
+    let err = failing_search(&q, &empty, &[]);
+    assert!(
+        err.contains("empty_id.fa: line 3: record 2 has no id"),
+        "{err}"
+    );
+    let dup = write(dir.path(), "dup.fa", &format!(">a\n{QUERY}\n>a\nMKV\n"));
+    let out = search_cpu(&q, &dup, &[]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("warning: ") && stderr(&out).contains("records 1 and 2"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = d;
+}
+
+#[test]
+fn dash_is_standard_input_and_output_and_gz_is_compressed() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let plain = search_cpu(&q, &d, &[]);
+    let out = warpsw_with_stdin(
+        &[
+            "search",
+            "-q",
+            "-",
+            "-d",
+            s(&d),
+            "--device",
+            "cpu",
+            "-o",
+            "-",
+        ],
+        &std::fs::read(&q).unwrap(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, plain.stdout);
+    assert!(!Path::new("-").exists());
+    let gz = dir.path().join("hits.tsv.gz");
+    let out = search_cpu(&q, &d, &["-o", s(&gz)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&gz).unwrap())
+        .read_to_end(&mut text)
+        .unwrap();
+    assert_eq!(text, plain.stdout);
+    let out = search_cpu(Path::new("-"), Path::new("-"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn control_characters_in_ids_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, _) = search_files(dir.path());
+    let d = write(
+        dir.path(),
+        "esc.fa",
+        &format!(">evil\x1b]0;x\x07\x00id\n{QUERY}\n>bad\x1b[2J\nM-K\n"),
+    );
+    let err = failing_search(&q, &d, &[]);
+    assert!(
+        !err.contains('\x1b') && err.contains("bad\\x1B[2J"),
+        "{err}"
+    );
+    let d = write(
+        dir.path(),
+        "esc2.fa",
+        &format!(">evil\x1b]0;x\x07\x00id\n{QUERY}\n"),
+    );
+    let out = search_cpu(&q, &d, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains(['\x1b', '\x07', '\0']), "{text:?}");
+    assert!(text.contains("evil\\x1B]0;x\\x07\\x00id\t"), "{text:?}");
+}
+
+#[test]
+fn pairwise_columns_line_up_with_long_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(
+        dir.path(),
+        "q.fa",
+        &format!(">sp|P69905|HBA_HUMAN_WITH_A_LONG_NAME\n{QUERY}\n"),
+    );
+    let t = write(
+        dir.path(),
+        "t.fa",
+        &format!(">tr|A0A0A0MRZ7|A0A0A0MRZ7_HUMAN_LONGER\n{}\n", &QUERY[3..]),
+    );
+    let out = warpsw(&[
+        "align",
+        "-q",
+        s(&q),
+        "-t",
+        s(&t),
+        "--mode",
+        "local",
+        "--device",
+        "cpu",
+        "--format",
+        "pairwise",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .collect();
+    for block in rows.chunks(3) {
+        // The residues start in the same column on all three rows.
+        let start = |row: &str| {
+            row.len()
+                - row
+                    .trim_start_matches(|c: char| !c.is_ascii_whitespace())
+                    .len()
+        };
+        let seq_col = |row: &str| {
+            let after_id = &row[start(row)..];
+            let after_pos = after_id
+                .trim_start()
+                .trim_start_matches(|c: char| c.is_ascii_digit());
+            row.len() - after_pos.len() + 1
+        };
+        assert_eq!(seq_col(block[0]), seq_col(block[2]), "{block:?}");
+        assert_eq!(block[0].len(), block[2].len(), "{block:?}");
+    }
+}
+
+/// Splits one CSV line (RFC 4180 quoting).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted, mut chars) =
+        (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+#[test]
+fn bench_csv_quotes_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, d) = search_files(dir.path());
+    let q = write(dir.path(), "q.fa", &format!(">a,b\"c\n{QUERY}\n"));
+    let csv = dir.path().join("bench.csv");
+    for _ in 0..2 {
+        let out = warpsw(&[
+            "bench",
+            "-q",
+            s(&q),
+            "-d",
+            s(&d),
+            "--device",
+            "cpu",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--check",
+            "4",
+            "--csv",
+            s(&csv),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let header = csv_fields(lines[0]);
+    for row in &lines[1..] {
+        let fields = csv_fields(row);
+        assert_eq!(fields.len(), header.len(), "{row}");
+        assert_eq!(fields[4], "a,b\"c");
+    }
+}
+
+#[test]
+fn quiet_silences_notices_and_counts_are_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    // Without a GPU, `auto` says it uses the CPU; --quiet keeps that quiet.
+    let out = warpsw(&["search", "-q", s(&q), "-d", s(&d), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let out = warpsw(&[
+        "--threads",
+        "1",
+        "search",
+        "-q",
+        s(&q),
+        "-d",
+        s(&d),
+        "--device",
+        "cpu",
+    ]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("1 query x 4 sequences") && err.contains("CPU, 1 thread,"),
+        "{err}"
+    );
+}
+
+#[test]
+fn demo_size_is_checked_up_front() {
+    let out = warpsw(&["demo", "--sequences", "10000000000", "--device", "cpu"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--sequences 10000000000"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn top_zero_and_devices_with_cpu_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let err = failing_search(&q, &d, &["--top", "0"]);
+    assert!(err.contains("--top"), "{err}");
+    let err = failing_search(&q, &d, &["--devices", "99"]);
+    assert!(
+        err.contains("--devices 99") && err.contains("--device cpu"),
+        "{err}"
+    );
+}
+
+#[test]
+fn threads_sets_the_cpu_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let out = warpsw(&[
+        "search",
+        "-q",
+        s(&q),
+        "-d",
+        s(&d),
+        "--device",
+        "cpu",
+        "--threads",
+        "2",
+    ]);
+    assert!(stderr(&out).contains("CPU, 2 threads"), "{}", stderr(&out));
+    let err = failing_search(&q, &d, &["--threads", "0"]);
+    assert!(err.contains("--threads"), "{err}");
+}
+
+#[test]
+fn a_short_query_against_a_long_sequence_stays_small() {
+    // 12 million residues and a 10-residue query under a 1 GiB address
+    // space: one strip of the query needs no row of the sequence's length.
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(dir.path(), "q.fa", ">q\nMKVLAAGIWW\n");
+    let mut rng = hay::rng(22);
+    let residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 12_000_000, false));
+    let d = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
+    let script = format!(
+        "ulimit -v 1048576; exec '{}' search -q '{}' -d '{}' --device cpu",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d)
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("q\tlong\t"),
+        "{text}"
+    );
+}
+
+#[test]
+fn makedb_keeps_full_headers_and_get_prints_them_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = write(
+        dir.path(),
+        "db.fa",
+        &format!(
+            ">self\n{QUERY}\n>half Half of it\tOS=Homo sapiens\n{}\n>short\nW\n",
+            &QUERY[..45]
+        ),
+    );
+    let wsw = dir.path().join("db.wsw");
+    let made = warpsw(&["makedb", s(&d), "-o", s(&wsw)]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    for db in [&wsw, &d] {
+        let out = warpsw(&["get", s(db), "half", "short"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!(
+                ">half Half of it\tOS=Homo sapiens\n{}\n>short\nW\n",
+                &QUERY[..45]
+            )
+        );
+    }
+    // Searching the .wsw still names the hits by id alone.
+    let (q, _) = search_files(dir.path());
+    let out = search_cpu(&q, &wsw, &[]);
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("hba\thalf\t")
+    );
+    let out = warpsw(&["get", s(&wsw), "self", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("'nope'"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn progress_on_a_terminal_counts_cells() {
+    // `script` runs warpsw on a pseudo-terminal, where the bar is drawn.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let out_path = dir.path().join("hits.tsv");
+    let command = format!(
+        "'{}' search -q '{}' -d '{}' --device cpu -o '{}'",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d),
+        s(&out_path)
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let screen = String::from_utf8_lossy(&out.stdout);
+    // The residues of `search_files`' database: unrelated, self, half, short.
+    let db_residues = "PEPTIDEWITHNOTHINGINCOMMONKKKKRRRR".len() + QUERY.len() + 45 + 1;
+    let cells = QUERY.len() * db_residues;
+    assert!(
+        screen.contains(&format!("{:.2e} cells", cells as f64)),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("GCUPS") && screen.contains("left)"),
+        "{screen}"
+    );
+    // --quiet: no bar.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{command} --quiet"), "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("cells"));
+}

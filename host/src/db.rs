@@ -46,10 +46,44 @@ pub struct Database {
     original: Vec<u32>,
 }
 
+/// The most sequences a database may hold: positions are 32-bit in the
+/// kernels and the `.wsw` format.
+pub const MAX_SEQUENCES: usize = u32::MAX as usize;
+
 impl Database {
-    /// Sorts records by decreasing length (ties keep input order).
+    /// [`Database::from_records`] for records read from a user's file:
+    /// checks the limits first ([`MAX_SEQUENCES`] sequences, each of at most
+    /// [`crate::fasta::MAX_SEQUENCE_LENGTH`] residues).
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] naming the limit (and the record).
+    pub fn try_from_records(records: Vec<Record>) -> crate::Result<Database> {
+        if records.len() > MAX_SEQUENCES {
+            return Err(crate::Error::InvalidArgument(format!(
+                "the database has {} sequences; at most {MAX_SEQUENCES} are supported: split it",
+                records.len()
+            )));
+        }
+        if let Some(r) = records
+            .iter()
+            .find(|r| r.codes.len() > crate::fasta::MAX_SEQUENCE_LENGTH)
+        {
+            return Err(crate::Error::InvalidArgument(format!(
+                "sequence '{}' has {} residues; at most {} are supported",
+                r.id,
+                r.codes.len(),
+                crate::fasta::MAX_SEQUENCE_LENGTH
+            )));
+        }
+        Ok(Database::from_records(records))
+    }
+
+    /// Sorts records by decreasing length (ties keep input order). The
+    /// records must be within [`Database::try_from_records`]'s limits.
     pub fn from_records(records: Vec<Record>) -> Database {
-        let mut order: Vec<u32> = (0..records.len() as u32).collect();
+        let count = u32::try_from(records.len())
+            .expect("at most MAX_SEQUENCES records (checked by try_from_records)");
+        let mut order: Vec<u32> = (0..count).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].codes.len()));
         let total: usize = records.iter().map(|r| r.codes.len()).sum();
         let mut residues = Vec::with_capacity(total);
@@ -268,7 +302,12 @@ impl PackedChunk {
     /// Packs sorted positions `range` of `db`.
     pub fn pack(db: &Database, range: Range<usize>) -> PackedChunk {
         let threads = range.len();
-        let lengths: Vec<u32> = range.clone().map(|i| db.length(i) as u32).collect();
+        // Every length fits: checked when read (fasta::MAX_SEQUENCE_LENGTH,
+        // and the same limit in dbfile::open).
+        let lengths: Vec<u32> = range
+            .clone()
+            .map(|i| u32::try_from(db.length(i)).expect("a length within MAX_SEQUENCE_LENGTH"))
+            .collect();
         let words_per_sequence = lengths
             .iter()
             .map(|&l| (l as usize).div_ceil(4))

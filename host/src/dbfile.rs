@@ -31,7 +31,10 @@
 //! 2. offsets: `n + 1` `u64` ([`Database::offsets`]);
 //! 3. original order: `n` `u32` ([`Database::original_order`]);
 //! 4. id offsets: `n + 1` `u64` into the id bytes, input order;
-//! 5. id bytes: the ids, UTF-8, concatenated, input order.
+//! 5. id bytes: the headers, UTF-8, concatenated, input order: each the id,
+//!    then, when the record has a description, a space and the description
+//!    (ids hold no whitespace, so the first space splits them). [`open`]
+//!    keeps the ids; [`open_with_descriptions`] the descriptions too.
 //!
 //! [`open`] checks everything a corrupt or foreign file could get wrong —
 //! magic, version, alphabet, sizes, both checksums, that the offsets are
@@ -151,20 +154,45 @@ impl<W: Write> Hashing<W> {
 /// [`Error::DbFile`] when the database is too large for the format (more than
 /// `u32::MAX` sequences).
 pub fn write(db: &Database, path: &Path) -> Result<()> {
+    write_with_descriptions(db, &[], path)
+}
+
+/// [`write`], keeping each record's description (`descriptions`, input
+/// order, as [`crate::fasta::Record::description`]; empty for none) after
+/// its id, for `warpsw get` and a title column.
+///
+/// # Errors
+/// As [`write`]; [`Error::InvalidArgument`] when `descriptions` is neither
+/// empty nor one per sequence.
+pub fn write_with_descriptions(db: &Database, descriptions: &[String], path: &Path) -> Result<()> {
     let n = db.len();
+    if !descriptions.is_empty() && descriptions.len() != n {
+        return Err(Error::InvalidArgument(format!(
+            "{} descriptions for {n} sequences",
+            descriptions.len()
+        )));
+    }
+    let headers: Vec<std::borrow::Cow<'_, str>> = db
+        .ids()
+        .iter()
+        .enumerate()
+        .map(|(k, id)| match descriptions.get(k) {
+            Some(d) if !d.is_empty() => format!("{id} {d}").into(),
+            _ => id.as_str().into(),
+        })
+        .collect();
     if u32::try_from(n).is_err() {
         return Err(db_error(
             path,
             format!("{n} sequences; a .wsw file holds at most {}", u32::MAX),
         ));
     }
-    let ids = db.ids();
-    let id_bytes: u64 = ids.iter().map(|id| id.len() as u64).sum();
+    let id_bytes: u64 = headers.iter().map(|h| h.len() as u64).sum();
     let layout = Layout::new(LETTERS.len(), n as u64, db.total_residues(), id_bytes)
         .ok_or_else(|| db_error(path, "the database is too large for the .wsw format"))?;
 
     let tmp = temporary_path(path);
-    let result = write_to(db, &layout, id_bytes, &tmp)
+    let result = write_to(db, &headers, &layout, id_bytes, &tmp)
         .and_then(|()| std::fs::rename(&tmp, path).map_err(io_error(path)));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -181,7 +209,13 @@ fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-fn write_to(db: &Database, layout: &Layout, id_bytes: u64, tmp: &Path) -> Result<()> {
+fn write_to(
+    db: &Database,
+    headers: &[std::borrow::Cow<'_, str>],
+    layout: &Layout,
+    id_bytes: u64,
+    tmp: &Path,
+) -> Result<()> {
     let io = io_error(tmp);
     let write = || -> std::io::Result<()> {
         let file = File::create(tmp)?;
@@ -207,13 +241,13 @@ fn write_to(db: &Database, layout: &Layout, id_bytes: u64, tmp: &Path) -> Result
         out.pad_to(layout.sections[3])?;
         let mut at = 0u64;
         out.put(&at.to_le_bytes())?;
-        for id in db.ids() {
-            at += id.len() as u64;
+        for header in headers {
+            at += header.len() as u64;
             out.put(&at.to_le_bytes())?;
         }
         out.pad_to(layout.sections[4])?;
-        for id in db.ids() {
-            out.put(id.as_bytes())?;
+        for header in headers {
+            out.put(header.as_bytes())?;
         }
         debug_assert_eq!(out.written, layout.file_size);
         let payload_crc = out.crc.finalize();
@@ -413,10 +447,28 @@ pub fn open(path: &Path) -> Result<Database> {
     // mapped, which `open` documents (the same contract as every mmap reader).
     let map = unsafe { Mmap::map(&file) }.map_err(io_error(path))?;
     let map = Arc::new(map);
-    parse(path, map)
+    parse(path, map, None)
 }
 
-fn parse(path: &Path, map: Arc<Mmap>) -> Result<Database> {
+/// [`open`], with each sequence's description (input order; empty where
+/// the record had none or the file was written by [`write`]).
+///
+/// # Errors
+/// As [`open`].
+pub fn open_with_descriptions(path: &Path) -> Result<(Database, Vec<String>)> {
+    let file = File::open(path).map_err(io_error(path))?;
+    // SAFETY: as in `open`.
+    let map = unsafe { Mmap::map(&file) }.map_err(io_error(path))?;
+    let mut descriptions = Vec::new();
+    let db = parse(path, Arc::new(map), Some(&mut descriptions))?;
+    Ok((db, descriptions))
+}
+
+fn parse(
+    path: &Path,
+    map: Arc<Mmap>,
+    mut descriptions: Option<&mut Vec<String>>,
+) -> Result<Database> {
     let (ids, residues, offsets, original) = {
         let bytes: &[u8] = &map;
         let header = parse_header(path, bytes)?;
@@ -448,6 +500,19 @@ fn parse(path: &Path, map: Arc<Mmap>) -> Result<Database> {
         }
         let offsets = read_u64s(section(bytes, layout, 1, (n + 1) * 8));
         check_offsets(path, "sequence offsets", &offsets, total as u64)?;
+        if let Some(k) = offsets
+            .windows(2)
+            .position(|w| w[1] - w[0] > crate::fasta::MAX_SEQUENCE_LENGTH as u64)
+        {
+            return Err(db_error(
+                path,
+                format!(
+                    "sequence {k} (sorted position) has {} residues; at most {} are supported",
+                    offsets[k + 1] - offsets[k],
+                    crate::fasta::MAX_SEQUENCE_LENGTH
+                ),
+            ));
+        }
         let original: Vec<u32> = section(bytes, layout, 2, n * 4)
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -459,11 +524,15 @@ fn parse(path: &Path, map: Arc<Mmap>) -> Result<Database> {
         let id_bytes = section(bytes, layout, 4, id_total as usize);
         let mut ids = Vec::with_capacity(n);
         for (k, w) in id_offsets.windows(2).enumerate() {
-            let id =
+            let header =
                 std::str::from_utf8(&id_bytes[w[0] as usize..w[1] as usize]).map_err(|_| {
                     db_error(path, format!("the id of sequence {k} is not valid UTF-8"))
                 })?;
+            let (id, description) = header.split_once(' ').unwrap_or((header, ""));
             ids.push(id.to_owned());
+            if let Some(descriptions) = descriptions.as_mut() {
+                descriptions.push(description.to_owned());
+            }
         }
         (ids, residues, offsets, original)
     };
@@ -533,6 +602,28 @@ mod tests {
             record("d", &[10, 11, 12, 13, 14]),
             record("e", &[15, 16, 17]),
         ])
+    }
+
+    #[test]
+    fn descriptions_are_kept_after_the_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.wsw");
+        let db = sample();
+        let descriptions: Vec<String> = ["Example protein OS=X", "", "two  spaces", "", "e"]
+            .map(String::from)
+            .to_vec();
+        write_with_descriptions(&db, &descriptions, &path).unwrap();
+        let (back, kept) = open_with_descriptions(&path).unwrap();
+        assert_same(&db, &back);
+        assert_eq!(kept, descriptions);
+        assert_same(&db, &open(&path).unwrap());
+        // Written without descriptions: empty ones.
+        write(&db, &path).unwrap();
+        assert_eq!(
+            open_with_descriptions(&path).unwrap().1,
+            vec![String::new(); 5]
+        );
+        assert!(write_with_descriptions(&db, &descriptions[..2], &path).is_err());
     }
 
     fn assert_same(a: &Database, b: &Database) {

@@ -126,6 +126,21 @@ pub enum FastaErrorKind {
         /// 1-based column on its line.
         column: usize,
     },
+    /// Occurs when a header has no id (nothing but whitespace after `>`).
+    #[error("record {number} has no id (nothing after '>'); every record needs one")]
+    EmptyId {
+        /// 1-based number of the record in the file.
+        number: usize,
+    },
+    /// Occurs when a sequence is longer than the kernels and the database
+    /// format can index.
+    #[error("the sequence has {length} residues; at most {limit} are supported")]
+    TooLong {
+        /// Its length (so far, when reading stopped there).
+        length: usize,
+        /// The most residues a sequence may have.
+        limit: usize,
+    },
     /// Occurs when the file does not start with a `>` header.
     #[error("expected a '>' header line, found {0}")]
     NotFasta(String),

@@ -10,18 +10,24 @@
 //!   module decompresses itself rather than through needletail's sniffing so
 //!   that a truncated or corrupt stream becomes a clear
 //!   [`FastaErrorKind::Parse`] instead of a bare I/O message.
-//! * **FASTA only:** the (decompressed) text must start with `>`; FASTQ (`@`)
-//!   and anything else (a blank line or a UTF-8 byte-order mark included) is
-//!   [`FastaErrorKind::NotFasta`].
+//! * **FASTA only:** the (decompressed) text must start with `>` (after a
+//!   UTF-8 byte-order mark, which is skipped); FASTQ (`@`) and anything else
+//!   (a blank line included) is [`FastaErrorKind::NotFasta`].
+//! * **`-`** as the path reads standard input.
 //! * **Residues** are encoded by [`crate::alphabet::encode`]: the 20 amino
 //!   acids, `B Z X *`, `U O J` (scored as `X`), any case. Line ends (`\n` or
-//!   `\r\n`) and blank lines inside a sequence are skipped; anything else,
-//!   spaces included, is [`FastaErrorKind::BadResidue`] with the record, the
-//!   1-based line in the file and the 1-based column.
+//!   `\r\n`), blank lines, spaces and tabs inside a sequence are skipped, as
+//!   BLAST and SSEARCH do; anything else is [`FastaErrorKind::BadResidue`]
+//!   with the record, the 1-based line in the file and the 1-based column.
+//!   A sequence longer than [`MAX_SEQUENCE_LENGTH`] is
+//!   [`FastaErrorKind::TooLong`].
 //! * **Headers:** the id is the header up to the first whitespace (leading
 //!   whitespace after `>` is skipped), the description the rest, trimmed.
-//!   An empty id (a bare `>` line) is accepted.
-//!   Headers are decoded as UTF-8, invalid bytes becoming U+FFFD.
+//!   An empty id (a bare `>` line) is [`FastaErrorKind::EmptyId`].
+//!   Headers are decoded as UTF-8, invalid bytes becoming U+FFFD; control
+//!   characters (ESC, NUL, ...) are escaped as `\xHH` / `\u{...}`, so that
+//!   no message or output echoes them to a terminal.
+//!   [`duplicate_id`] finds ids used twice (callers warn or refuse).
 //!
 //! Every error is an [`Error::Fasta`] naming the file and, where it applies,
 //! the record and line, except a file that cannot be opened or read, which
@@ -55,6 +61,9 @@ pub struct Record {
 /// [`Error::Io`] when the file cannot be opened or read; [`Error::Fasta`]
 /// otherwise, as [`read_fasta_from`] lists.
 pub fn read_fasta(path: &Path) -> Result<Vec<Record>> {
+    if path.as_os_str() == "-" {
+        return read_fasta_from(io::stdin(), Path::new("standard input"));
+    }
     let file = File::open(path).map_err(|reason| Error::Io {
         path: path.to_path_buf(),
         reason,
@@ -94,6 +103,22 @@ pub fn read_fasta(path: &Path) -> Result<Vec<Record>> {
 ///
 /// [`Error::Io`] when reading fails for another reason.
 pub fn read_fasta_from(reader: impl Read + Send, path_for_errors: &Path) -> Result<Vec<Record>> {
+    read_limited(reader, path_for_errors, MAX_SEQUENCE_LENGTH)
+}
+
+/// The most residues one sequence may have: the kernels and the `.wsw`
+/// format hold lengths and positions in 32 bits.
+pub const MAX_SEQUENCE_LENGTH: usize = u32::MAX as usize;
+
+/// The UTF-8 byte-order mark some editors put first.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// [`read_fasta_from`] with sequences limited to `max_length` residues.
+fn read_limited(
+    reader: impl Read + Send,
+    path_for_errors: &Path,
+    max_length: usize,
+) -> Result<Vec<Record>> {
     let path = path_for_errors;
     let mut reader = reader;
 
@@ -112,13 +137,24 @@ pub fn read_fasta_from(reader: impl Read + Send, path_for_errors: &Path) -> Resu
     };
     let mut text = Tracked::new(inner);
 
-    // The decompressed text must start with '>'.
-    let mut first = [0u8; 1];
-    match read_up_to(&mut text, &mut first) {
+    // The decompressed text must start with '>', after a byte-order mark.
+    let mut start = [0u8; 3];
+    let got = match read_up_to(&mut text, &mut start) {
         Ok(0) => return Err(fasta_error(path, None, None, FastaErrorKind::Empty)),
-        Ok(_) => {}
+        Ok(got) => got,
         Err(e) => return Err(io_failure(text.error.take().unwrap_or(e), gzip, path)),
-    }
+    };
+    let start = if start[..got] == BOM {
+        let mut first = [0u8; 1];
+        match read_up_to(&mut text, &mut first) {
+            Ok(0) => return Err(fasta_error(path, None, None, FastaErrorKind::Empty)),
+            Ok(_) => first.to_vec(),
+            Err(e) => return Err(io_failure(text.error.take().unwrap_or(e), gzip, path)),
+        }
+    } else {
+        start[..got].to_vec()
+    };
+    let first = [start[0]];
     if first[0] != b'>' {
         let found = match first[0] {
             b'@' => "'@', the start of a FASTQ record (only FASTA is accepted)".to_string(),
@@ -136,11 +172,11 @@ pub fn read_fasta_from(reader: impl Read + Send, path_for_errors: &Path) -> Resu
 
     let mut records = Vec::new();
     let failure = {
-        let mut fasta = FastaReader::new(Cursor::new(first).chain(&mut text));
+        let mut fasta = FastaReader::new(Cursor::new(start).chain(&mut text));
         let mut failure = None;
         while let Some(item) = fasta.next() {
             match item {
-                Ok(rec) => records.push(convert(&rec, path)?),
+                Ok(rec) => records.push(convert(&rec, path, records.len() + 1, max_length)?),
                 Err(e) => {
                     failure = Some(e);
                     break;
@@ -158,15 +194,29 @@ pub fn read_fasta_from(reader: impl Read + Send, path_for_errors: &Path) -> Resu
     }
 }
 
-/// Turns a needletail record into a [`Record`], checking every residue.
-fn convert(rec: &SequenceRecord<'_>, path: &Path) -> Result<Record> {
+/// Turns a needletail record (the `number`th of the file) into a
+/// [`Record`], checking the id and every residue.
+fn convert(
+    rec: &SequenceRecord<'_>,
+    path: &Path,
+    number: usize,
+    max_length: usize,
+) -> Result<Record> {
     let header = String::from_utf8_lossy(rec.id());
     let header = header.trim_start();
     let (id, description) = match header.split_once(|c: char| c.is_ascii_whitespace()) {
-        Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
-        None => (header.trim_end().to_string(), String::new()),
+        Some((id, rest)) => (escape_controls(id), escape_controls(rest.trim())),
+        None => (escape_controls(header.trim_end()), String::new()),
     };
     let header_line = rec.start_line_number();
+    if id.is_empty() {
+        return Err(fasta_error(
+            path,
+            None,
+            Some(header_line),
+            FastaErrorKind::EmptyId { number },
+        ));
+    }
 
     let raw = rec.raw_seq();
     let mut codes = Vec::with_capacity(raw.len());
@@ -183,6 +233,7 @@ fn convert(rec: &SequenceRecord<'_>, path: &Path) -> Result<Record> {
                 line_start = i + 1;
             }
             b'\r' if raw.get(i + 1).is_none_or(|&next| next == b'\n') => {}
+            b' ' | b'\t' => {}
             _ => {
                 let kind = FastaErrorKind::BadResidue {
                     letter: char_at(&raw[i..]),
@@ -205,11 +256,52 @@ fn convert(rec: &SequenceRecord<'_>, path: &Path) -> Result<Record> {
             FastaErrorKind::EmptySequence,
         ));
     }
+    if codes.len() > max_length {
+        let kind = FastaErrorKind::TooLong {
+            length: codes.len(),
+            limit: max_length,
+        };
+        return Err(fasta_error(path, Some(id), Some(header_line), kind));
+    }
     Ok(Record {
         id,
         description,
         codes,
     })
+}
+
+/// `text` with its control characters escaped (`\x1B` for ESC, `\x00` for
+/// NUL, `\u{85}` above the ASCII range; a tab, whitespace between words of
+/// a description, is kept), so that headers never carry terminal escapes or
+/// NULs into messages and outputs.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(c),
+            c if c.is_control() && c.is_ascii() => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first id that two records share, as a sentence naming both records
+/// (1-based): `None` when every id is unique.
+pub fn duplicate_id(records: &[Record]) -> Option<String> {
+    let mut seen = std::collections::HashMap::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        if let Some(first) = seen.insert(r.id.as_str(), i) {
+            return Some(format!(
+                "id '{}' is used by records {} and {} (and the outputs cannot tell them apart)",
+                r.id,
+                first + 1,
+                i + 1
+            ));
+        }
+    }
+    None
 }
 
 /// The character that starts `bytes` (U+FFFD if it is not UTF-8).
@@ -456,10 +548,10 @@ mod tests {
 
     #[test]
     fn gzip_errors_keep_positions() {
-        let (rec, line, kind) = fails(&gz(b">a\nAC\n>b\nKK\nK K\n"));
+        let (rec, line, kind) = fails(&gz(b">a\nAC\n>b\nKK\nK.K\n"));
         assert_eq!(
             (rec.as_deref(), line, kind),
-            (Some("b"), Some(5), bad(' ', 2))
+            (Some("b"), Some(5), bad('.', 2))
         );
         assert_eq!(fails(&gz(b"")).2, FastaErrorKind::Empty);
         assert!(matches!(
@@ -538,12 +630,11 @@ mod tests {
 
     #[test]
     fn bad_residue_names_record_line_and_column() {
-        let cases: [(&[u8], &str, u64, char, usize); 8] = [
+        let cases: [(&[u8], &str, u64, char, usize); 7] = [
             (b">a\nACD\n>b x\nAAAA\nAA1A\n", "b", 5, '1', 3),
             (b">a\nAC-D\n", "a", 2, '-', 3),
             (b">a\nAC\n\nD.\n", "a", 4, '.', 2),
-            (b">a\nACD \n", "a", 2, ' ', 4),
-            (b">a\n\tACD\n", "a", 2, '\t', 1),
+            (b">a\nAC D\x0b\n", "a", 2, '\x0b', 5),
             (b">a\nMK\n>b\nKKK\nKK\xc3\xa9K\n", "b", 5, '\u{e9}', 3),
             (b">a\nMK\xff\n", "a", 2, char::REPLACEMENT_CHARACTER, 3),
             (b">a\nMK\n;comment\n", "a", 3, ';', 1),
@@ -566,7 +657,7 @@ mod tests {
             (b"@r1\nACGT\n+\nIIII\n", "FASTQ"),
             (b"ACGT\n>a\nAC\n", "'A'"),
             (b"\n>a\nAC\n", "blank line"),
-            (b"\xef\xbb\xbf>a\nAC\n", "0xEF"),
+            (b"\xef\xbb\xbfACGT\n", "'A'"),
             (b"#x\n", "'#'"),
         ];
         for (text, found) in cases {
@@ -579,6 +670,84 @@ mod tests {
         }
         // One byte that is not '>'.
         assert!(matches!(fails(b"A").2, FastaErrorKind::NotFasta(_)));
+    }
+
+    #[test]
+    fn spaces_and_tabs_inside_sequences_are_skipped() {
+        let r = parse(b">a\nACD  \n\tEF G\t\r\nHI \n").unwrap();
+        assert_eq!(decode_all(&r[0].codes), "ACDEFGHI");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let r = parse(b"\xef\xbb\xbf>a x\nAC\n").unwrap();
+        assert_eq!(
+            (r[0].id.as_str(), decode_all(&r[0].codes)),
+            ("a", "AC".into())
+        );
+        assert!(matches!(
+            fails(b"\xef\xbb\xbf").2,
+            FastaErrorKind::NotFasta(_)
+        ));
+    }
+
+    #[test]
+    fn an_empty_id_names_the_record_and_its_line() {
+        for text in [&b">a\nMK\n>\nWW\n"[..], b">a\nMK\n>  \t \nWW\n"] {
+            let (rec, line, kind) = fails(text);
+            assert_eq!(
+                (rec, line, kind),
+                (None, Some(3), FastaErrorKind::EmptyId { number: 2 })
+            );
+        }
+    }
+
+    #[test]
+    fn control_characters_in_headers_are_escaped() {
+        let r = parse(b">a\x1b[31mred\x00 d\x07x\nMK\n").unwrap();
+        assert_eq!(r[0].id, "a\\x1B[31mred\\x00");
+        assert_eq!(r[0].description, "d\\x07x");
+        let err = parse(b">a\x1b]0;t\x07\nM-K\n").unwrap_err().to_string();
+        assert!(
+            !err.contains('\x1b') && err.contains("a\\x1B]0;t\\x07"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn sequences_beyond_the_limit_are_errors_naming_the_record() {
+        match read_limited(
+            &b">a\nMKV\n>long\nACDEF\nGHIKL\nM\n"[..],
+            Path::new("x.fa"),
+            10,
+        ) {
+            Err(Error::Fasta {
+                record, line, kind, ..
+            }) => assert_eq!(
+                (record.as_deref(), line, kind),
+                (
+                    Some("long"),
+                    Some(3),
+                    FastaErrorKind::TooLong {
+                        length: 11,
+                        limit: 10
+                    }
+                )
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(MAX_SEQUENCE_LENGTH as u64, u64::from(u32::MAX));
+    }
+
+    #[test]
+    fn duplicate_ids_name_both_records() {
+        let r = parse(b">a\nM\n>b\nK\n>a x\nW\n").unwrap();
+        let dup = duplicate_id(&r).unwrap();
+        assert!(
+            dup.contains("'a'") && dup.contains("records 1 and 3"),
+            "{dup}"
+        );
+        assert_eq!(duplicate_id(&r[..2]), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::merge::Hit;
 
 /// Output formats of `warpsw search`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
     /// Tab-separated, one header line, one line per hit.
     Tsv,
@@ -36,22 +37,46 @@ pub const TSV_COLUMNS: [&str; 5] = [
     "target_length",
 ];
 
-/// Writes all queries' hits in `format`.
-pub fn write_hits(
-    out: &mut dyn Write,
+/// Writes hits query by query as they are found (streaming): the header
+/// first, then each query's hits, then the end of the document. A file cut
+/// short after [`HitsWriter::query`] holds whole queries (TSV) or lacks the
+/// closing `]` (JSON), so it never parses as a complete result.
+pub struct HitsWriter<'a> {
     format: Format,
-    db: &Database,
-    results: &[QueryHits],
-) -> std::io::Result<()> {
-    let mut sorted_position = vec![0; db.len()];
-    for (sorted, &original) in db.original_order().iter().enumerate() {
-        sorted_position[original as usize] = sorted;
+    db: &'a Database,
+    /// Input position → sorted position, for the target lengths.
+    sorted_position: Vec<usize>,
+    queries: usize,
+}
+
+impl<'a> HitsWriter<'a> {
+    /// Writes the header (TSV) or the opening `[` (JSON).
+    pub fn begin(out: &mut dyn Write, format: Format, db: &'a Database) -> std::io::Result<Self> {
+        let mut sorted_position = vec![0; db.len()];
+        for (sorted, &original) in db.original_order().iter().enumerate() {
+            sorted_position[original as usize] = sorted;
+        }
+        match format {
+            Format::Tsv => writeln!(out, "{}", TSV_COLUMNS.join("\t"))?,
+            Format::Json => write!(out, "[")?,
+        }
+        Ok(HitsWriter {
+            format,
+            db,
+            sorted_position,
+            queries: 0,
+        })
     }
-    let target_length = |original: usize| db.length(sorted_position[original]);
-    match format {
-        Format::Tsv => {
-            writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
-            for q in results {
+
+    fn target_length(&self, original: usize) -> usize {
+        self.db.length(self.sorted_position[original])
+    }
+
+    /// Writes one query's hits.
+    pub fn query(&mut self, out: &mut dyn Write, q: &QueryHits) -> std::io::Result<()> {
+        let db = self.db;
+        match self.format {
+            Format::Tsv => {
                 for h in &q.hits {
                     writeln!(
                         out,
@@ -60,27 +85,24 @@ pub fn write_hits(
                         db.id(h.target),
                         h.score,
                         q.query_length,
-                        target_length(h.target)
+                        self.target_length(h.target)
                     )?;
                 }
             }
-        }
-        Format::Json => {
-            #[derive(Serialize)]
-            struct JsonHit<'a> {
-                target_id: &'a str,
-                score: i32,
-                target_length: usize,
-            }
-            #[derive(Serialize)]
-            struct JsonQuery<'a> {
-                query_id: &'a str,
-                query_length: usize,
-                hits: Vec<JsonHit<'a>>,
-            }
-            let doc: Vec<JsonQuery> = results
-                .iter()
-                .map(|q| JsonQuery {
+            Format::Json => {
+                #[derive(Serialize)]
+                struct JsonHit<'a> {
+                    target_id: &'a str,
+                    score: i32,
+                    target_length: usize,
+                }
+                #[derive(Serialize)]
+                struct JsonQuery<'a> {
+                    query_id: &'a str,
+                    query_length: usize,
+                    hits: Vec<JsonHit<'a>>,
+                }
+                let doc = JsonQuery {
                     query_id: &q.query,
                     query_length: q.query_length,
                     hits: q
@@ -89,14 +111,71 @@ pub fn write_hits(
                         .map(|h| JsonHit {
                             target_id: db.id(h.target),
                             score: h.score,
-                            target_length: target_length(h.target),
+                            target_length: self.target_length(h.target),
                         })
                         .collect(),
-                })
-                .collect();
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
-            writeln!(out)?;
+                };
+                writeln!(out, "{}", if self.queries == 0 { "" } else { "," })?;
+                serde_json::to_writer_pretty(&mut *out, &doc)?;
+            }
+        }
+        self.queries += 1;
+        Ok(())
+    }
+
+    /// Ends the document (JSON's closing `]`).
+    pub fn finish(self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self.format {
+            Format::Tsv => Ok(()),
+            Format::Json if self.queries == 0 => writeln!(out, "]"),
+            Format::Json => writeln!(out, "\n]"),
         }
     }
-    Ok(())
+}
+
+/// Writes all queries' hits in `format`.
+pub fn write_hits(
+    out: &mut dyn Write,
+    format: Format,
+    db: &Database,
+    results: &[QueryHits],
+) -> std::io::Result<()> {
+    let mut writer = HitsWriter::begin(out, format, db)?;
+    for q in results {
+        writer.query(out, q)?;
+    }
+    writer.finish(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fasta::Record;
+    use crate::merge::Hit;
+
+    #[test]
+    fn streamed_json_parses_only_when_finished() {
+        let db = Database::from_records(vec![Record {
+            id: "t".into(),
+            description: String::new(),
+            codes: vec![0, 1, 2],
+        }]);
+        let q = |id: &str| QueryHits {
+            query: id.into(),
+            query_length: 4,
+            hits: vec![Hit {
+                target: 0,
+                score: 7,
+            }],
+        };
+        let mut out = Vec::new();
+        let mut w = HitsWriter::begin(&mut out, Format::Json, &db).unwrap();
+        w.query(&mut out, &q("a")).unwrap();
+        w.query(&mut out, &q("b")).unwrap();
+        assert!(serde_json::from_slice::<serde_json::Value>(&out).is_err());
+        w.finish(&mut out).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(doc[1]["query_id"], "b");
+        assert_eq!(doc[0]["hits"][0]["target_length"], 3);
+    }
 }

@@ -171,7 +171,9 @@ fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std:
     writeln!(out, "# CIGAR: {cigar}")?;
     writeln!(out, "#=======================================")?;
     let columns: Vec<_> = a.columns(p.query, p.target).collect();
-    let name_width = p.query_id.len().max(p.target_id.len()).min(20);
+    // As wide as the longer id, however long (UniProt ids run past 20),
+    // so the columns of both rows line up.
+    let name_width = p.query_id.chars().count().max(p.target_id.chars().count());
     let (mut qi, mut ti) = (a.query_start, a.target_start);
     for block in columns.chunks(WIDTH) {
         let letter = |c: Option<u8>| c.map_or('-', |c| decode(c) as char);

@@ -53,13 +53,16 @@ impl CpuEngine {
 
 impl Engine for CpuEngine {
     fn description(&self) -> String {
-        let threads = rayon::current_num_threads();
+        let threads = match rayon::current_num_threads() {
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        };
         match &self.plan.kernels()[..] {
             [Kernel::Simt] => format!(
-                "CPU, {threads} threads, inter-sequence SIMD ({} x i32 lanes)",
+                "CPU, {threads}, inter-sequence SIMD ({} x i32 lanes)",
                 inter_sequence::LANES
             ),
-            _ => format!("CPU, {threads} threads, kernel {} (emulated)", self.plan),
+            _ => format!("CPU, {threads}, kernel {} (emulated)", self.plan),
         }
     }
 

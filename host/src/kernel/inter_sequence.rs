@@ -113,9 +113,12 @@ fn score_lanes(
         Words::load_or(row, pad_word)
     };
     let strips = query_words * 4 / STRIP;
-    // H and F of the last row of the strip above, per column.
-    let mut row_h = vec![Scores::splat(0); words * 4];
-    let mut row_f = vec![Scores::splat(NEG_INF); words * 4];
+    // H and F of the last row of the strip above, per column: only a query
+    // of several strips reads them (a 10-residue query against a 50 MB
+    // sequence would otherwise hold 6.4 GB of rows it never reads).
+    let row_len = if strips > 1 { words * 4 } else { 0 };
+    let mut row_h = vec![Scores::splat(0); row_len];
+    let mut row_f = vec![Scores::splat(NEG_INF); row_len];
     let mut best = Scores::splat(0);
 
     for strip in 0..strips {
