@@ -29,5 +29,6 @@ pub mod profile;
 pub mod reference;
 pub mod schedule;
 pub mod scoring;
+pub mod stats;
 
 pub use error::{Error, Result};
