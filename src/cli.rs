@@ -214,7 +214,7 @@ pub struct SearchArgs {
     #[arg(long, visible_alias = "top", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_target_seqs: u64,
     /// Report only hits with an E-value up to this (a number, 0 or more).
-    #[arg(long, default_value_t = 10.0, value_parser = parse_evalue)]
+    #[arg(long, default_value_t = 10.0, value_parser = parse_evalue, allow_negative_numbers = true)]
     pub evalue: f64,
     /// How E-values and bit scores are computed: fitted to this search's
     /// own scores (Pearson 1998, as SSEARCH does), or fixed (Karlin-Altschul
