@@ -1,4 +1,11 @@
-//! `warpsw search`: read → encode → sort/pack → upload → dispatch → merge → report.
+//! `warpsw search`: read → encode → sort/pack → upload → dispatch →
+//! statistics and ranking → realign the reported hits → report.
+//!
+//! Each batch of queries is scored against the whole database; each query's
+//! statistics (`host::stats`) are computed from all its scores, its hits
+//! ranked by E-value (`host::merge::rank_by_evalue`), filtered by
+//! `--evalue` and `--max-target-seqs`, then realigned with traceback
+//! (`host::align`) and checked against the search's scores.
 //!
 //! Options and the output are checked before any input is read; each
 //! query's hits are written to the output (`crate::output_file`) as soon as

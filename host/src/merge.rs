@@ -1,5 +1,6 @@
 //! Merging: takes every database sequence's score for a query, returns the
-//! top hits.
+//! top hits: by score ([`top_hits`], for `bench`) or by E-value
+//! ([`rank_by_evalue`], for `search`).
 
 use std::collections::BinaryHeap;
 
