@@ -389,18 +389,19 @@ pub fn blast_evalue(e: f64) -> String {
 }
 
 /// A bit score as BLAST's tabular output prints it: one decimal up to 99.9,
-/// whole numbers above, an exponent above 9999.
+/// the whole part above (cut, not rounded: blastp prints 1441 for
+/// 1441.8), an exponent above 9999.
 ///
 /// ```
 /// use host::output::blast_bits;
 /// assert_eq!(blast_bits(98.64), "98.6");
-/// assert_eq!(blast_bits(209.4), "209");
+/// assert_eq!(blast_bits(209.9), "209");
 /// ```
 pub fn blast_bits(bits: f64) -> String {
     if bits > 9999.0 {
         c_exponential(bits, 3)
     } else if bits > 99.9 {
-        format!("{bits:.0}")
+        format!("{}", bits.trunc())
     } else {
         format!("{bits:.1}")
     }
