@@ -139,9 +139,12 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Fewer pairs than this are realigned on the CPU even when the search ran
-/// on GPUs: a GPU launch costs more than aligning a handful of pairs.
-pub const GPU_ALIGN_MIN_PAIRS: usize = 256;
+/// A batch's reported pairs with fewer cells (Σ query length × target
+/// length) than this are realigned on the CPU even when the search ran on
+/// GPUs: opening the traceback kernels on a GPU costs more than the CPU
+/// needs for them (the CPU's traceback runs at roughly 0.1 GCUPS a core, so
+/// this is about a quarter of a second on two cores).
+pub const GPU_ALIGN_MIN_CELLS: u64 = 50_000_000;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // Everything the user chose is checked before any file is read.
@@ -319,8 +322,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 /// One batch's reports: for each query its statistics from all its scores
 /// (`batch_scores`, sorted database order), the hits ranked by E-value
 /// ([`rank_by_evalue`]) and their alignments, realigned with traceback
-/// (on the GPUs when the search's placement has them and there are at least
-/// [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
+/// (on the GPUs when the search's placement has them and the pairs have at
+/// least [`GPU_ALIGN_MIN_CELLS`] cells, else on the CPU) and checked: each
 /// alignment's score must equal the search's.
 #[allow(clippy::too_many_arguments)]
 fn report_batch<'q>(
@@ -368,9 +371,13 @@ fn report_batch<'q>(
             pairs.push((qi, slot));
         }
     }
+    let cells: u64 = pairs
+        .iter()
+        .map(|&(q, t)| sequences[q].len() as u64 * sequences[t].len() as u64)
+        .sum();
     let where_ = match placement {
         Placement::Cpu => Placement::Cpu,
-        _ if pairs.len() < GPU_ALIGN_MIN_PAIRS => Placement::Cpu,
+        _ if cells < GPU_ALIGN_MIN_CELLS => Placement::Cpu,
         other => other.clone(),
     };
     let align_options = AlignOptions {

@@ -10,9 +10,12 @@
 //!   the search's own scores, as SSEARCH does: Pearson, W. R. (1998).
 //!   *Empirical statistical estimates for sequence similarity searches.*
 //!   J. Mol. Biol. 276:71–84. The mean score of unrelated sequences grows
-//!   with the logarithm of their length, and so does the variance; both are
-//!   fitted by least squares against `ln n` over every database score
-//!   ([`fit`]). A score's z-score `z = (S − mean(n)) / sd(n)` then follows
+//!   with the logarithm of their length: it is fitted by least squares
+//!   against `ln n` over every database score ([`fit`]), and the variance
+//!   of the scores around that line is one number for all lengths (as in
+//!   SSEARCH's default; a variance linear in `ln n` put the E-values of
+//!   short significant hits orders of magnitude below SSEARCH's,
+//!   benches/RESULTS.md). A score's z-score `z = (S − mean(n)) / sd(n)` then follows
 //!   the standardized extreme-value distribution, so one sequence's P-value
 //!   is `P = 1 − exp(−exp(−(π/√6)·z − γ))` (γ Euler's constant), and the
 //!   E-value over a database of `N` sequences is `E = N · P` (Pearson 1998).
@@ -316,18 +319,16 @@ pub fn length_adjustment(p: &KarlinAltschul, query_length: usize, db: DatabaseSi
 }
 
 /// The fitted distribution of one query's scores against unrelated
-/// sequences: mean and variance linear in `ln n` (Pearson 1998).
+/// sequences: mean linear in `ln n`, constant variance (Pearson 1998).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Fit {
     /// Mean score at `ln n = 0`.
     pub mean_intercept: f64,
     /// Mean score's growth per unit of `ln n`.
     pub mean_slope: f64,
-    /// Score variance at `ln n = 0`.
-    pub variance_intercept: f64,
-    /// Variance's growth per unit of `ln n` (0 when a constant variance was
-    /// fitted because the line would turn negative within the lengths).
-    pub variance_slope: f64,
+    /// Variance of the scores around the mean line (one value for every
+    /// length, as SSEARCH's default fit has it).
+    pub variance: f64,
     /// Scores the final round used.
     pub used: usize,
     /// Scores left out as probable homologs (z-score above
@@ -342,8 +343,7 @@ impl Fit {
     pub fn z(&self, score: i32, length: usize) -> f64 {
         let x = (length.max(1) as f64).ln();
         let mean = self.mean_intercept + self.mean_slope * x;
-        let variance = self.variance_intercept + self.variance_slope * x;
-        (f64::from(score) - mean) / variance.sqrt()
+        (f64::from(score) - mean) / self.variance.sqrt()
     }
 }
 
@@ -377,11 +377,6 @@ pub fn fit(scores: &[i32], lengths: &[usize]) -> Option<Fit> {
     assert_eq!(scores.len(), lengths.len(), "one length per score");
     let xs: Vec<f64> = lengths.iter().map(|&n| (n.max(1) as f64).ln()).collect();
     let ys: Vec<f64> = scores.iter().map(|&s| f64::from(s)).collect();
-    let (x_min, x_max) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-            (a.min(x), b.max(x))
-        });
     let trim_z = trim_threshold(scores.len());
     let mut keep = vec![true; scores.len()];
     let mut squares = vec![0.0; scores.len()];
@@ -396,21 +391,15 @@ pub fn fit(scores: &[i32], lengths: &[usize]) -> Option<Fit> {
             let residual = ys[i] - (a + b * xs[i]);
             squares[i] = residual * residual;
         }
-        let (mut c, mut d) = line(&xs, &squares, &keep);
-        if c + d * x_min <= 0.0 || c + d * x_max <= 0.0 {
-            // A variance line that turns negative within the database's
-            // lengths: a constant variance instead.
-            let sum: f64 = (0..xs.len()).filter(|&i| keep[i]).map(|i| squares[i]).sum();
-            (c, d) = (sum / used as f64, 0.0);
-        }
-        if c + d * x_min <= 0.0 || c + d * x_max <= 0.0 || !c.is_finite() {
+        let sum: f64 = (0..xs.len()).filter(|&i| keep[i]).map(|i| squares[i]).sum();
+        let variance = sum / used as f64;
+        if !(variance > 0.0 && variance.is_finite()) {
             return None;
         }
         let this = Fit {
             mean_intercept: a,
             mean_slope: b,
-            variance_intercept: c,
-            variance_slope: d,
+            variance,
             used,
             trimmed: scores.len() - used,
             rounds: round,
@@ -521,12 +510,11 @@ impl QueryStatistics {
         let db = self.database;
         let body = match &self.model {
             Model::Fitted(f) => format!(
-                "fitted (Pearson 1998): mean score {:.3} + {:.3} ln(n), variance {:.3} + {:.3} ln(n), \
+                "fitted (Pearson 1998): mean score {:.3} + {:.3} ln(n), variance {:.3}, \
                  from {} of {} scores ({} trimmed as probable homologs, {} rounds); E = {} x P",
                 f.mean_intercept,
                 f.mean_slope,
-                f.variance_intercept,
-                f.variance_slope,
+                f.variance,
                 f.used,
                 db.sequences,
                 f.trimmed,
@@ -724,7 +712,7 @@ mod tests {
         assert!((f.mean_slope - slope).abs() < 0.15 * slope, "{f:?}");
         // Variance π²/(6λ²), constant in n.
         let variance = std::f64::consts::PI.powi(2) / 6.0 / 0.27f64.powi(2);
-        let mid = f.variance_intercept + f.variance_slope * 6.0;
+        let mid = f.variance;
         assert!(
             (mid - variance).abs() < 0.15 * variance,
             "{f:?} vs {variance}"
@@ -772,10 +760,7 @@ mod tests {
             (a.mean_slope - b.mean_slope).abs() < 0.05 * a.mean_slope.abs(),
             "{a:?} {b:?}"
         );
-        let (va, vb) = (
-            a.variance_intercept + 6.0 * a.variance_slope,
-            b.variance_intercept + 6.0 * b.variance_slope,
-        );
+        let (va, vb) = (a.variance, b.variance);
         assert!((va - vb).abs() < 0.05 * va, "{a:?} {b:?}");
         // An untrimmed fit with the homologs would be far off.
         let z = b.z(400, lengths[0]);
