@@ -269,3 +269,52 @@ fn bad_statistics_options_are_refused_before_anything_is_written() {
     let err = refused(&q, &tiny, &["--gap-open", "5", "--gap-extend", "1"]);
     assert!(err.contains("too few to fit"), "{err}");
 }
+
+#[test]
+fn evalues_rank_length_in_not_raw_scores() {
+    // A longer unrelated sequence scores higher by chance: ranked by
+    // E-value, some hit follows one with a lower raw score.
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let text = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "blast6",
+            "--columns",
+            "sseqid,slen,score,evalue",
+            "--evalue",
+            "1e9",
+            "--top",
+            "100",
+        ],
+    ));
+    let rows = rows(&text);
+    let score = |r: &Vec<String>| r[2].parse::<i32>().unwrap();
+    let inverted = rows.windows(2).any(|w| score(&w[0]) < score(&w[1]));
+    assert!(inverted, "E-value order equals score order: {text}");
+    for w in rows.windows(2) {
+        let (a, b) = (
+            w[0][3].parse::<f64>().unwrap(),
+            w[1][3].parse::<f64>().unwrap(),
+        );
+        assert!(a < b || (a == b && score(&w[0]) >= score(&w[1])), "{w:?}");
+    }
+}
+
+#[test]
+fn a_wsw_database_gives_the_same_hits_and_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let wsw = dir.path().join("db.wsw");
+    let out = warpsw(&["makedb", s(&d), "-o", s(&wsw)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let columns = ["--columns", "std,stitle", "--format", "blast6"];
+    let from_fasta = ok_text(search(&q, &d, &columns));
+    assert_eq!(ok_text(search(&q, &wsw, &columns)), from_fasta);
+    assert!(
+        from_fasta.contains("\tplanted90 homolog at 0.9\n"),
+        "{from_fasta}"
+    );
+}
