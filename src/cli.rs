@@ -8,8 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use host::align::AlignmentFormat;
 use host::kernel::{AutoOptions, KERNELS, KernelChoice, plan};
 use host::matrix::ScoreMatrix;
-use host::output::Format;
+use host::output::{Column, Format, parse_columns};
 use host::scoring::{GapPenalty, Scoring};
+use host::stats::Method;
 
 const GAP_HELP: &str = "Gap penalties follow BLAST and CUDASW++: a gap of length k costs \
 open + k*extend (so --gap-open 11 --gap-extend 1 charges 12 for a one-residue gap). \
@@ -153,6 +154,28 @@ pub struct PlacementArgs {
     pub gpu_memory: Option<usize>,
 }
 
+/// `--columns`: the columns picked (a named type, so clap keeps the list
+/// as one value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnList(pub Vec<Column>);
+
+fn parse_column_list(text: &str) -> Result<ColumnList, String> {
+    parse_columns(text).map(ColumnList)
+}
+
+/// Parses `--evalue`: a number, 0 or more (not NaN).
+fn parse_evalue(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x >= 0.0 => Ok(x),
+        Ok(x) => Err(format!(
+            "{x} is not an E-value: expected a number, 0 or more"
+        )),
+        Err(e) => Err(format!(
+            "{e}: expected a number, 0 or more, such as 10 or 1e-5"
+        )),
+    }
+}
+
 /// Parses `--gpu-memory`: a byte count with an optional unit (`KB`, `MiB`,
 /// `GiB`, ...).
 fn parse_memory(text: &str) -> Result<usize, String> {
@@ -186,9 +209,25 @@ pub struct SearchArgs {
     pub inputs: SearchInputs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
-    /// Hits reported per query (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub top: u64,
+    /// Hits reported per query, at most (at least 1), best E-value first
+    /// (ties: higher score, then database order).
+    #[arg(long, visible_alias = "top", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_target_seqs: u64,
+    /// Report only hits with an E-value up to this (a number, 0 or more).
+    #[arg(long, default_value_t = 10.0, value_parser = parse_evalue, allow_negative_numbers = true)]
+    pub evalue: f64,
+    /// How E-values and bit scores are computed: fitted to this search's
+    /// own scores (Pearson 1998, as SSEARCH does), or fixed (Karlin-Altschul
+    /// with the published lambda and K of the matrix and gap costs,
+    /// Altschul & Gish 1996, and BLAST's edge correction).
+    #[arg(long, value_enum, default_value_t = Method::Fitted)]
+    pub stats: Method,
+    /// Columns of the tsv, blast6 or json output, by BLAST's names, comma
+    /// separated: qseqid qlen sseqid slen stitle qstart qend sstart send
+    /// qseq sseq evalue bitscore score length pident nident mismatch
+    /// positive gapopen gaps ppos qcovhsp cigar, or std (BLAST's 12).
+    #[arg(long, value_name = "LIST", value_parser = parse_column_list)]
+    pub columns: Option<ColumnList>,
     /// Kernel variant (see `warpsw kernels`), or `auto`: sequences longer
     /// than --auto-threshold to --auto-long, the rest to `simt`.
     #[arg(long, default_value = "auto")]
@@ -197,7 +236,10 @@ pub struct SearchArgs {
     pub auto: AutoArgs,
     #[command(flatten)]
     pub placement: PlacementArgs,
-    /// Output format.
+    /// Output format: tsv (header line; qseqid sseqid score bitscore evalue
+    /// qlen slen pident length mismatch gapopen qstart qend sstart send
+    /// cigar), blast6 (BLAST's -outfmt 6), json, or pairwise (statistics,
+    /// hit table and alignments, like SSEARCH).
     #[arg(long, value_enum, default_value_t = Format::Tsv)]
     pub format: Format,
     /// Write hits here instead of standard output (`-`); compressed when

@@ -166,7 +166,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             gap_open: 11,
             gap_extend: 1,
         },
-        top: 10,
+        max_target_seqs: 10,
+        evalue: 10.0,
+        stats: host::stats::Method::Fitted,
+        columns: None,
         kernel: "auto".into(),
         auto: crate::cli::AutoArgs {
             auto_threshold: host::kernel::plan::DEFAULT_AUTO_THRESHOLD,

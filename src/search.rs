@@ -1,4 +1,11 @@
-//! `warpsw search`: read → encode → sort/pack → upload → dispatch → merge → report.
+//! `warpsw search`: read → encode → sort/pack → upload → dispatch →
+//! statistics and ranking → realign the reported hits → report.
+//!
+//! Each batch of queries is scored against the whole database; each query's
+//! statistics (`host::stats`) are computed from all its scores, its hits
+//! ranked by E-value (`host::merge::rank_by_evalue`), filtered by
+//! `--evalue` and `--max-target-seqs`, then realigned with traceback
+//! (`host::align`) and checked against the search's scores.
 //!
 //! Options and the output are checked before any input is read; each
 //! query's hits are written to the output (`crate::output_file`) as soon as
@@ -11,13 +18,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use host::align::{AlignOptions, Alignment, Mode, align_pairs};
 use host::db::Database;
 use host::engine::gpu::MemoryCap;
 use host::engine::{self, Placement, SearchOptions};
 use host::fasta::{Record, duplicate_id, read_fasta};
 use host::kernel::KernelChoice;
-use host::merge::top_hits;
-use host::output::{HitsWriter, QueryHits};
+use host::merge::rank_by_evalue;
+use host::output::{Format, HitsWriter, QueryHits, ReportedHit};
+use host::scoring::Scoring;
+use host::stats::{DatabaseSize, Method, Statistics, fixed_parameters};
 use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, PlacementArgs, SearchArgs, parse_kernel};
@@ -88,6 +98,18 @@ pub fn load_db(path: &Path) -> anyhow::Result<Database> {
     Ok(Database::try_from_records(records)?)
 }
 
+/// Reads the database with each sequence's description (input order), for
+/// the `stitle` column and the pairwise format.
+pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<String>)> {
+    if !is_standard_stream(path) && host::dbfile::is_wsw(path)? {
+        return Ok(host::dbfile::open_with_descriptions(path)?);
+    }
+    let records = read_fasta(path).context("reading the database")?;
+    warn_duplicates(path, &records);
+    let descriptions = records.iter().map(|r| r.description.clone()).collect();
+    Ok((Database::try_from_records(records)?, descriptions))
+}
+
 /// Reads the query file.
 pub fn load_queries(path: &Path) -> anyhow::Result<Vec<Record>> {
     let records = read_fasta(path).context("reading the queries")?;
@@ -117,12 +139,31 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A batch's reported pairs with fewer cells (Σ query length × target
+/// length) than this are realigned on the CPU even when the search ran on
+/// GPUs: opening the traceback kernels on a GPU costs more than the CPU
+/// needs for them (the CPU's traceback runs at roughly 0.1 GCUPS a core, so
+/// this is about a quarter of a second on two cores).
+pub const GPU_ALIGN_MIN_CELLS: u64 = 50_000_000;
+
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // Everything the user chose is checked before any file is read.
     let scoring = args.scoring.scoring()?;
+    if args.stats == Method::Fixed {
+        fixed_parameters(
+            scoring.matrix.name(),
+            scoring.gaps.open,
+            scoring.gaps.extend,
+        )?;
+    }
+    let columns = args.columns.clone().map(|c| c.0);
+    if columns.is_some() && args.format == Format::Pairwise {
+        bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");
+    }
     let kernel = parse_kernel(&args.kernel, &args.auto)?;
     let (placement, options) = placement(&args.placement, kernel)?;
-    let top = usize::try_from(args.top).unwrap_or(usize::MAX);
+    let top = usize::try_from(args.max_target_seqs).unwrap_or(usize::MAX);
+    let max_ln_evalue = args.evalue.ln();
     let (query_path, db_path) = (&args.inputs.query, &args.inputs.db);
     check_standard_input(&[query_path, db_path])?;
     let target = args
@@ -133,8 +174,31 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 
     let queries = load_queries(query_path)?;
     let read_started = Instant::now();
-    let db = Arc::new(load_db(db_path)?);
+    let wants_descriptions = args.format == Format::Pairwise
+        || columns
+            .as_ref()
+            .is_some_and(|c| c.contains(&host::output::Column::TargetTitle));
+    let (db, descriptions) = match wants_descriptions {
+        true => {
+            let (db, d) = load_db_with_descriptions(db_path)?;
+            (db, Some(d))
+        }
+        false => (load_db(db_path)?, None),
+    };
+    let db = Arc::new(db);
     let read_seconds = read_started.elapsed().as_secs_f64();
+    let database = DatabaseSize {
+        sequences: db.len() as u64,
+        residues: db.total_residues(),
+    };
+    let statistics = Statistics::new(args.stats, &scoring, database)?;
+    // Lengths in input order, for the fit and the E-values.
+    let mut lengths = vec![0usize; db.len()];
+    let mut sorted_of = vec![0usize; db.len()];
+    for (sorted, &original) in db.original_order().iter().enumerate() {
+        lengths[original as usize] = db.length(sorted);
+        sorted_of[original as usize] = sorted;
+    }
 
     // The header goes out before any alignment: an output that cannot be
     // written (`/dev/full`) fails now, not after the search.
@@ -143,10 +207,19 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
         false => target.display().to_string(),
     };
     let written = |e: std::io::Error| anyhow::Error::new(e).context(format!("writing {shown}"));
-    let mut hits_out = HitsWriter::begin(&mut out, args.format, &db).map_err(written)?;
+    let mut hits_out = HitsWriter::begin(
+        &mut out,
+        args.format,
+        columns,
+        &db,
+        descriptions.as_deref(),
+        &scoring.matrix,
+    )
+    .map_err(written)?;
     out.checkpoint().map_err(written)?;
 
-    let opened = engine::open(placement, db.clone(), scoring, &options)?;
+    let align_placement = placement.clone();
+    let opened = engine::open(placement, db.clone(), scoring.clone(), &options)?;
     if let Some(why) = &opened.notice
         && !args.quiet
     {
@@ -164,6 +237,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut cells = 0u128;
     let mut finished = 0usize;
+    let mut report_seconds = 0.0;
+    let mut notes = Vec::new();
     for batch in queries.chunks(engine.batch_len().max(1)) {
         let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
         let batch_scores = match engine.score_batch(&codes) {
@@ -176,20 +251,35 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
         for warning in engine.take_warnings() {
             bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
         }
-        // The batch's queries are merged side by side: a multi-GPU batch
-        // hands back many queries at once, and the GPUs wait meanwhile.
-        let merged: Vec<QueryHits> = batch
-            .par_iter()
-            .zip(batch_scores)
-            .map(|(q, sorted_scores)| QueryHits {
-                query: q.id.clone(),
-                query_length: q.codes.len(),
-                hits: top_hits(&db.to_input_order(&sorted_scores), top),
-            })
-            .collect();
+        let report_started = Instant::now();
+        let reports = match report_batch(
+            batch,
+            batch_scores,
+            &db,
+            &lengths,
+            &sorted_of,
+            &statistics,
+            &scoring,
+            &align_placement,
+            &options,
+            top,
+            max_ln_evalue,
+        ) {
+            Ok(reports) => reports,
+            Err(e) => {
+                bar.finish();
+                return Err(keep_finished(out, finished, e));
+            }
+        };
+        report_seconds += report_started.elapsed().as_secs_f64();
         // Each finished query is written and handed to the system at once:
         // an interrupted run keeps it (in FILE.partial).
-        for (q, hits) in batch.iter().zip(&merged) {
+        for (q, hits) in batch.iter().zip(&reports) {
+            if let Some(note) = &hits.statistics.note
+                && !notes.contains(note)
+            {
+                notes.push(note.clone());
+            }
             hits_out.query(&mut out, hits).map_err(written)?;
             out.checkpoint().map_err(written)?;
             let query_cells = q.codes.len() as u128 * residues;
@@ -204,9 +294,13 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     out.commit()?;
 
     if !args.quiet {
+        for note in &notes {
+            eprintln!("warpsw: statistics: {note}");
+        }
         eprintln!(
             "warpsw: {} x {} ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS \
-             [{}; database read {:.2} s, prepared/uploaded {:.2} s]",
+             [{}; database read {:.2} s, prepared/uploaded {:.2} s; statistics and alignments {:.3} s \
+             of it; E-values {} over the whole database: {} sequences, {} residues]",
             count(queries.len() as u64, "query", "queries"),
             count(db.len() as u64, "sequence", "sequences"),
             db.total_residues(),
@@ -216,9 +310,124 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             engine.description(),
             read_seconds,
             opened.upload_seconds,
+            report_seconds,
+            statistics.method(),
+            database.sequences,
+            database.residues,
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One batch's reports: for each query its statistics from all its scores
+/// (`batch_scores`, sorted database order), the hits ranked by E-value
+/// ([`rank_by_evalue`]) and their alignments, realigned with traceback
+/// (on the GPUs when the search's placement has them and the pairs have at
+/// least [`GPU_ALIGN_MIN_CELLS`] cells, else on the CPU) and checked: each
+/// alignment's score must equal the search's.
+#[allow(clippy::too_many_arguments)]
+fn report_batch<'q>(
+    batch: &'q [Record],
+    batch_scores: Vec<Vec<i32>>,
+    db: &Database,
+    lengths: &[usize],
+    sorted_of: &[usize],
+    statistics: &Statistics,
+    scoring: &Scoring,
+    placement: &Placement,
+    options: &SearchOptions,
+    top: usize,
+    max_ln_evalue: f64,
+) -> anyhow::Result<Vec<QueryHits<'q>>> {
+    // Statistics and ranking, the batch's queries side by side.
+    let ranked: Vec<(host::stats::QueryStatistics, Vec<usize>, Vec<i32>)> = batch
+        .par_iter()
+        .zip(batch_scores)
+        .map(|(q, sorted_scores)| {
+            let scores = db.to_input_order(&sorted_scores);
+            let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
+            let ln_evalues: Vec<f64> = scores
+                .iter()
+                .zip(lengths)
+                .map(|(&s, &n)| stats.ln_evalue(s, n))
+                .collect();
+            let order = rank_by_evalue(&ln_evalues, &scores, top, max_ln_evalue);
+            let kept = order.iter().map(|&i| scores[i]).collect();
+            Ok((stats, order, kept))
+        })
+        .collect::<host::Result<_>>()?;
+
+    // Every reported pair of the batch, realigned in one call.
+    // A target reported for several queries is listed once.
+    let mut slots = std::collections::HashMap::new();
+    let mut sequences: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
+    let mut pairs = Vec::new();
+    for (qi, (_, order, _)) in ranked.iter().enumerate() {
+        for &target in order {
+            let slot = *slots.entry(target).or_insert_with(|| {
+                sequences.push(db.sequence(sorted_of[target]));
+                sequences.len() - 1
+            });
+            pairs.push((qi, slot));
+        }
+    }
+    let cells: u64 = pairs
+        .iter()
+        .map(|&(q, t)| sequences[q].len() as u64 * sequences[t].len() as u64)
+        .sum();
+    let where_ = match placement {
+        Placement::Cpu => Placement::Cpu,
+        _ if cells < GPU_ALIGN_MIN_CELLS => Placement::Cpu,
+        other => other.clone(),
+    };
+    let align_options = AlignOptions {
+        memory: options.memory,
+        ..AlignOptions::default()
+    };
+    let run = align_pairs(
+        where_,
+        &sequences,
+        &pairs,
+        Mode::Local,
+        scoring,
+        &align_options,
+    )?;
+    let mut alignments = run.alignments.into_iter();
+
+    let mut reports = Vec::with_capacity(batch.len());
+    for (q, (stats, order, kept)) in batch.iter().zip(ranked) {
+        let mut hits = Vec::with_capacity(order.len());
+        for (&target, &score) in order.iter().zip(&kept) {
+            let alignment: Alignment = alignments
+                .next()
+                .expect("one alignment per pair")
+                .with_context(|| format!("aligning query {} with {}", q.id, db.id(target)))?;
+            if alignment.score != score {
+                bail!(
+                    "internal error (please report it): query {} against {}: the search scored {score}, \
+                     the alignment {}",
+                    q.id,
+                    db.id(target),
+                    alignment.score
+                );
+            }
+            let length = lengths[target];
+            hits.push(ReportedHit {
+                target,
+                score,
+                bits: stats.bits(score, length),
+                evalue: stats.evalue(score, length),
+                alignment,
+            });
+        }
+        reports.push(QueryHits {
+            query: &q.id,
+            codes: &q.codes,
+            statistics: stats,
+            hits,
+        });
+    }
+    Ok(reports)
 }
 
 /// The error of a search that failed after `finished` queries: their hits

@@ -24,6 +24,11 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The header of `search`'s TSV.
+const TSV_HEADER: &str = "query_id\ttarget_id\tscore\tbits\tevalue\tquery_length\ttarget_length\t\
+    percent_identity\talignment_length\tmismatches\tgap_openings\tquery_start\tquery_end\t\
+    target_start\ttarget_end\tcigar";
+
 const QUERY: &str =
     "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL";
 
@@ -46,14 +51,13 @@ fn search_files(dir: &Path) -> (PathBuf, PathBuf) {
 fn search_prints_tsv_with_header_best_hit_first() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    let out = search_cpu(&q, &d, &[]);
+    // Every hit, however weak: the database is too small for the fit, so
+    // the fixed parameters of BLOSUM62 11/1 give the E-values.
+    let out = search_cpu(&q, &d, &["--evalue", "1e9"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "query_id\ttarget_id\tscore\tquery_length\ttarget_length"
-    );
+    assert_eq!(lines[0], TSV_HEADER);
     assert!(lines[1].starts_with("hba\tself\t"), "{}", lines[1]);
     assert!(lines[2].starts_with("hba\thalf\t"), "{}", lines[2]);
     assert_eq!(lines.len(), 5);
@@ -81,6 +85,10 @@ fn search_writes_json_to_a_file_and_honours_top() {
             out_path.to_str().unwrap(),
             "--matrix",
             "blosum50",
+            "--gap-open",
+            "13",
+            "--gap-extend",
+            "2",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -331,7 +339,7 @@ fn a_disk_filling_mid_write_leaves_no_cut_file() {
     let out_path = dir.path().join("out.tsv");
     std::fs::write(&out_path, "previous results\n").unwrap();
     let script = format!(
-        "ulimit -f 2; exec '{}' search -q '{}' -d '{}' --device cpu --top 2000 -o '{}'",
+        "ulimit -f 2; exec '{}' search -q '{}' -d '{}' --device cpu --top 2000 --evalue 1e9 -o '{}'",
         env!("CARGO_BIN_EXE_warpsw"),
         s(&q),
         s(&d),
@@ -406,6 +414,8 @@ fn interrupted_search(dir: &Path, signal: libc::c_int) -> std::process::ExitStat
             s(&d),
             "--device",
             "cpu",
+            "--evalue",
+            "1e9",
             "-o",
             s(&out_path),
         ])
@@ -437,13 +447,10 @@ fn interrupted_search(dir: &Path, signal: libc::c_int) -> std::process::ExitStat
 /// The finished queries' lines: a header and whole TSV rows, not all queries.
 fn check_partial_hits(text: &str, all_queries: usize) {
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "query_id\ttarget_id\tscore\tquery_length\ttarget_length"
-    );
+    assert_eq!(lines[0], TSV_HEADER);
     assert!(text.ends_with('\n'));
     for line in &lines[1..] {
-        assert_eq!(line.split('\t').count(), 5, "{line}");
+        assert_eq!(line.split('\t').count(), 16, "{line}");
     }
     let queries: std::collections::BTreeSet<&str> = lines[1..]
         .iter()
@@ -748,7 +755,7 @@ fn top_zero_and_devices_with_cpu_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
     let err = failing_search(&q, &d, &["--top", "0"]);
-    assert!(err.contains("--top"), "{err}");
+    assert!(err.contains("--max-target-seqs"), "{err}");
     let err = failing_search(&q, &d, &["--devices", "99"]);
     assert!(
         err.contains("--devices 99") && err.contains("--device cpu"),
@@ -786,7 +793,7 @@ fn a_short_query_against_a_long_sequence_stays_small() {
     let residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 12_000_000, false));
     let d = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
     let script = format!(
-        "ulimit -v 1048576; exec '{}' search -q '{}' -d '{}' --device cpu",
+        "ulimit -v 1048576; exec '{}' search -q '{}' -d '{}' --device cpu --evalue 1e9",
         env!("CARGO_BIN_EXE_warpsw"),
         s(&q),
         s(&d)

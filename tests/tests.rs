@@ -11,5 +11,6 @@ mod hay;
 mod kernels;
 mod multi;
 mod ptx;
+mod stats;
 mod traceback;
 mod vector_kernels;

@@ -2,7 +2,8 @@
 //!
 //! read ([`fasta`]) → encode ([`alphabet`]) → score ([`matrix`], [`scoring`],
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
-//! ([`engine`], [`dispatch`]) → merge ([`merge`]) → report ([`output`]).
+//! ([`engine`], [`dispatch`]) → statistics ([`stats`]) and ranking
+//! ([`merge`]) → realign the hits ([`align`](mod@align)) → report ([`output`]).
 //! [`kernel`] is the catalogue of search kernels (one adapter a family) and
 //! `auto`'s plan.
 //! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
@@ -29,5 +30,6 @@ pub mod profile;
 pub mod reference;
 pub mod schedule;
 pub mod scoring;
+pub mod stats;
 
 pub use error::{Error, Result};

@@ -1,11 +1,37 @@
-//! Output: takes each query's top hits, writes TSV or JSON.
+//! Output: takes each query's reported hits (score, statistics, alignment),
+//! writes TSV, BLAST's tabular format, JSON or pairwise text.
+//!
+//! # Columns
+//! A hit's fields are [`Column`]s named as BLAST names them (`qseqid`,
+//! `sseqid`, `pident`, ... [`Column::ALL`]); `--columns` picks them by those
+//! names ([`parse_columns`]). The definitions are BLAST's: `length` counts
+//! the alignment's columns (gaps included), `pident = 100·nident/length`,
+//! `mismatch` the aligned pairs of different residues, `gapopen` the runs of
+//! gaps, `gaps` the gap columns, `positive` the aligned pairs scoring above
+//! 0, coordinates are 1-based and inclusive. Ids are the first word of the
+//! FASTA header (as BLAST writes them); `stitle` is the whole header.
+//!
+//! # Formats
+//! * [`Format::Tsv`]: a header line of descriptive names
+//!   ([`Column::tsv_name`]), then one line per hit; [`TSV_COLUMNS`] unless
+//!   columns are picked.
+//! * [`Format::Blast6`]: BLAST's `-outfmt 6`: no header, [`BLAST6_COLUMNS`]
+//!   unless columns are picked, numbers printed as BLAST prints them.
+//! * [`Format::Json`]: a list of queries, each with its statistics and its
+//!   hits (the TSV's columns, or those picked, as fields).
+//! * [`Format::Pairwise`]: per query the statistics, a table of the hits and
+//!   each hit's alignment, like SSEARCH's.
 
 use std::io::Write;
 
-use serde::Serialize;
+use serde_json::{Map, Value};
 
+use crate::align::Alignment;
+use crate::align::output::write_pairwise;
+use crate::alphabet::decode;
 use crate::db::Database;
-use crate::merge::Hit;
+use crate::matrix::ScoreMatrix;
+use crate::stats::QueryStatistics;
 
 /// Output formats of `warpsw search`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,169 +39,825 @@ use crate::merge::Hit;
 pub enum Format {
     /// Tab-separated, one header line, one line per hit.
     Tsv,
-    /// One JSON document: a list of queries, each with its hits.
+    /// BLAST's tabular format (`-outfmt 6`): no header, BLAST's 12 columns.
+    Blast6,
+    /// One JSON document: a list of queries, each with its statistics and
+    /// hits.
     Json,
+    /// Human-readable: statistics, a table of hits, each alignment.
+    Pairwise,
+}
+
+/// One field of a hit, named as BLAST names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Column {
+    /// `qseqid`: query id.
+    QueryId,
+    /// `qlen`: query length.
+    QueryLength,
+    /// `sseqid`: target id.
+    TargetId,
+    /// `slen`: target length.
+    TargetLength,
+    /// `stitle`: target's whole FASTA header (id and description).
+    TargetTitle,
+    /// `qstart`: first query residue aligned (1-based).
+    QueryStart,
+    /// `qend`: last query residue aligned.
+    QueryEnd,
+    /// `sstart`: first target residue aligned.
+    TargetStart,
+    /// `send`: last target residue aligned.
+    TargetEnd,
+    /// `qseq`: aligned part of the query, `-` for gaps.
+    QuerySequence,
+    /// `sseq`: aligned part of the target, `-` for gaps.
+    TargetSequence,
+    /// `evalue`: expect value.
+    Evalue,
+    /// `bitscore`: bit score.
+    Bits,
+    /// `score`: raw score.
+    Score,
+    /// `length`: alignment length (columns, gaps included).
+    Length,
+    /// `pident`: percent identical columns.
+    PercentIdentity,
+    /// `nident`: identical columns.
+    Identities,
+    /// `mismatch`: aligned pairs of different residues.
+    Mismatches,
+    /// `positive`: aligned pairs scoring above 0.
+    Positives,
+    /// `gapopen`: gap runs.
+    GapOpenings,
+    /// `gaps`: gap columns.
+    Gaps,
+    /// `ppos`: percent positive columns.
+    PercentPositives,
+    /// `qcovhsp`: percent of the query covered by the alignment.
+    QueryCoverage,
+    /// `cigar`: CIGAR (`M`, `I`, `D`; the target is the reference).
+    Cigar,
+}
+
+/// BLAST's 12 default tabular columns.
+pub const BLAST6_COLUMNS: [Column; 12] = [
+    Column::QueryId,
+    Column::TargetId,
+    Column::PercentIdentity,
+    Column::Length,
+    Column::Mismatches,
+    Column::GapOpenings,
+    Column::QueryStart,
+    Column::QueryEnd,
+    Column::TargetStart,
+    Column::TargetEnd,
+    Column::Evalue,
+    Column::Bits,
+];
+
+/// The TSV's columns unless others are picked.
+pub const TSV_COLUMNS: [Column; 16] = [
+    Column::QueryId,
+    Column::TargetId,
+    Column::Score,
+    Column::Bits,
+    Column::Evalue,
+    Column::QueryLength,
+    Column::TargetLength,
+    Column::PercentIdentity,
+    Column::Length,
+    Column::Mismatches,
+    Column::GapOpenings,
+    Column::QueryStart,
+    Column::QueryEnd,
+    Column::TargetStart,
+    Column::TargetEnd,
+    Column::Cigar,
+];
+
+impl Column {
+    /// Every column, in the order `--help` lists them.
+    pub const ALL: [Column; 24] = [
+        Column::QueryId,
+        Column::QueryLength,
+        Column::TargetId,
+        Column::TargetLength,
+        Column::TargetTitle,
+        Column::QueryStart,
+        Column::QueryEnd,
+        Column::TargetStart,
+        Column::TargetEnd,
+        Column::QuerySequence,
+        Column::TargetSequence,
+        Column::Evalue,
+        Column::Bits,
+        Column::Score,
+        Column::Length,
+        Column::PercentIdentity,
+        Column::Identities,
+        Column::Mismatches,
+        Column::Positives,
+        Column::GapOpenings,
+        Column::Gaps,
+        Column::PercentPositives,
+        Column::QueryCoverage,
+        Column::Cigar,
+    ];
+
+    /// BLAST's name (what `--columns` takes).
+    pub fn blast_name(self) -> &'static str {
+        match self {
+            Column::QueryId => "qseqid",
+            Column::QueryLength => "qlen",
+            Column::TargetId => "sseqid",
+            Column::TargetLength => "slen",
+            Column::TargetTitle => "stitle",
+            Column::QueryStart => "qstart",
+            Column::QueryEnd => "qend",
+            Column::TargetStart => "sstart",
+            Column::TargetEnd => "send",
+            Column::QuerySequence => "qseq",
+            Column::TargetSequence => "sseq",
+            Column::Evalue => "evalue",
+            Column::Bits => "bitscore",
+            Column::Score => "score",
+            Column::Length => "length",
+            Column::PercentIdentity => "pident",
+            Column::Identities => "nident",
+            Column::Mismatches => "mismatch",
+            Column::Positives => "positive",
+            Column::GapOpenings => "gapopen",
+            Column::Gaps => "gaps",
+            Column::PercentPositives => "ppos",
+            Column::QueryCoverage => "qcovhsp",
+            Column::Cigar => "cigar",
+        }
+    }
+
+    /// The TSV header's and JSON's name.
+    pub fn tsv_name(self) -> &'static str {
+        match self {
+            Column::QueryId => "query_id",
+            Column::QueryLength => "query_length",
+            Column::TargetId => "target_id",
+            Column::TargetLength => "target_length",
+            Column::TargetTitle => "target_title",
+            Column::QueryStart => "query_start",
+            Column::QueryEnd => "query_end",
+            Column::TargetStart => "target_start",
+            Column::TargetEnd => "target_end",
+            Column::QuerySequence => "query_aligned",
+            Column::TargetSequence => "target_aligned",
+            Column::Evalue => "evalue",
+            Column::Bits => "bits",
+            Column::Score => "score",
+            Column::Length => "alignment_length",
+            Column::PercentIdentity => "percent_identity",
+            Column::Identities => "identities",
+            Column::Mismatches => "mismatches",
+            Column::Positives => "positives",
+            Column::GapOpenings => "gap_openings",
+            Column::Gaps => "gaps",
+            Column::PercentPositives => "percent_positives",
+            Column::QueryCoverage => "query_coverage",
+            Column::Cigar => "cigar",
+        }
+    }
+
+    /// Whether the column belongs to the query rather than the hit (JSON
+    /// writes it once per query).
+    fn of_query(self) -> bool {
+        matches!(self, Column::QueryId | Column::QueryLength)
+    }
+}
+
+/// Parses `--columns`: BLAST column names separated by commas or spaces
+/// (`std` stands for BLAST's 12 default columns).
+///
+/// ```
+/// use host::output::{BLAST6_COLUMNS, Column, parse_columns};
+/// assert_eq!(parse_columns("qseqid, sseqid,cigar").unwrap(),
+///            [Column::QueryId, Column::TargetId, Column::Cigar]);
+/// assert_eq!(parse_columns("std qlen").unwrap().len(), 13);
+/// assert!(parse_columns("qseqid,sequence").unwrap_err().contains("sequence"));
+/// ```
+///
+/// # Errors
+/// A sentence naming the unknown column and listing the known ones, or
+/// saying that no column was given.
+pub fn parse_columns(text: &str) -> std::result::Result<Vec<Column>, String> {
+    let mut columns = Vec::new();
+    for name in text
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        if name == "std" {
+            columns.extend(BLAST6_COLUMNS);
+            continue;
+        }
+        match Column::ALL.iter().find(|c| c.blast_name() == name) {
+            Some(&c) => columns.push(c),
+            None => {
+                let known: Vec<&str> = Column::ALL.iter().map(|c| c.blast_name()).collect();
+                return Err(format!(
+                    "unknown column '{name}'; columns: std (BLAST's 12), {}",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    if columns.is_empty() {
+        return Err("no column given; e.g. --columns qseqid,sseqid,evalue".into());
+    }
+    Ok(columns)
+}
+
+/// One reported hit: its score, statistics and alignment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportedHit {
+    /// Position of the target in the database's input order.
+    pub target: usize,
+    /// Local alignment score.
+    pub score: i32,
+    /// Bit score.
+    pub bits: f64,
+    /// E-value.
+    pub evalue: f64,
+    /// The alignment (its score equals `score`).
+    pub alignment: Alignment,
 }
 
 /// The hits of one query, ready to print.
-#[derive(Clone, Debug, Serialize)]
-pub struct QueryHits {
+#[derive(Clone, Debug)]
+pub struct QueryHits<'a> {
     /// Query id.
-    pub query: String,
-    /// Query length in residues.
-    pub query_length: usize,
-    /// Best hits, best first.
-    pub hits: Vec<Hit>,
+    pub query: &'a str,
+    /// Query residue codes.
+    pub codes: &'a [u8],
+    /// How the E-values were computed.
+    pub statistics: QueryStatistics,
+    /// Hits, best first.
+    pub hits: Vec<ReportedHit>,
 }
 
-/// The TSV header line's columns.
-pub const TSV_COLUMNS: [&str; 5] = [
-    "query_id",
-    "target_id",
-    "score",
-    "query_length",
-    "target_length",
-];
+/// Counts over an alignment's columns (BLAST's definitions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ColumnCounts {
+    /// Identical aligned pairs.
+    pub identities: usize,
+    /// Different aligned pairs.
+    pub mismatches: usize,
+    /// Aligned pairs scoring above 0.
+    pub positives: usize,
+    /// Gap runs.
+    pub gap_openings: usize,
+    /// Gap columns.
+    pub gaps: usize,
+}
+
+impl ColumnCounts {
+    /// The counts of `a` between `query` and `target` under `matrix`.
+    pub fn of(a: &Alignment, query: &[u8], target: &[u8], matrix: &ScoreMatrix) -> ColumnCounts {
+        let mut c = ColumnCounts::default();
+        let mut previous = None;
+        for (op, q, t) in a.columns(query, target) {
+            match (q, t) {
+                (Some(q), Some(t)) => {
+                    if q == t {
+                        c.identities += 1;
+                    } else {
+                        c.mismatches += 1;
+                    }
+                    if matrix.score(q, t) > 0 {
+                        c.positives += 1;
+                    }
+                }
+                _ => {
+                    c.gaps += 1;
+                    if previous != Some(op) {
+                        c.gap_openings += 1;
+                    }
+                }
+            }
+            previous = Some(op);
+        }
+        c
+    }
+}
+
+/// `x` as C's `printf("%.{digits}e")` prints it: `6.71e-68`, `1.00e+02`.
+pub fn c_exponential(x: f64, digits: usize) -> String {
+    let rust = format!("{x:.digits$e}");
+    let (mantissa, exponent) = rust
+        .split_once('e')
+        .expect("`e` formatting has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.abs())
+}
+
+/// An E-value as BLAST's tabular output prints it: `0.0` below 1e-180,
+/// 3 significant digits with an exponent below 0.0009, then 3, 2, 1 and 0
+/// decimals up to 0.1, 1, 10 and above.
+///
+/// ```
+/// use host::output::blast_evalue;
+/// assert_eq!(blast_evalue(6.7123e-68), "6.71e-68");
+/// assert_eq!(blast_evalue(0.0014), "0.001");
+/// assert_eq!(blast_evalue(0.25), "0.25");
+/// assert_eq!(blast_evalue(1.23), "1.2");
+/// assert_eq!(blast_evalue(15.4), "15");
+/// assert_eq!(blast_evalue(0.0), "0.0");
+/// ```
+pub fn blast_evalue(e: f64) -> String {
+    if e < 1e-180 {
+        "0.0".into()
+    } else if e < 0.0009 {
+        c_exponential(e, 2)
+    } else if e < 0.1 {
+        format!("{e:.3}")
+    } else if e < 1.0 {
+        format!("{e:.2}")
+    } else if e < 10.0 {
+        format!("{e:.1}")
+    } else {
+        format!("{e:.0}")
+    }
+}
+
+/// A bit score as BLAST's tabular output prints it: one decimal up to 99.9,
+/// the whole part above (cut, not rounded: blastp prints 1441 for
+/// 1441.8), an exponent above 9999.
+///
+/// ```
+/// use host::output::blast_bits;
+/// assert_eq!(blast_bits(98.64), "98.6");
+/// assert_eq!(blast_bits(209.9), "209");
+/// ```
+pub fn blast_bits(bits: f64) -> String {
+    if bits > 9999.0 {
+        c_exponential(bits, 3)
+    } else if bits > 99.9 {
+        format!("{}", bits.trunc())
+    } else {
+        format!("{bits:.1}")
+    }
+}
 
 /// Writes hits query by query as they are found (streaming): the header
 /// first, then each query's hits, then the end of the document. A file cut
-/// short after [`HitsWriter::query`] holds whole queries (TSV) or lacks the
-/// closing `]` (JSON), so it never parses as a complete result.
+/// short after [`HitsWriter::query`] holds whole queries (TSV, BLAST) or
+/// lacks the closing `]` (JSON), so it never parses as a complete result.
 pub struct HitsWriter<'a> {
     format: Format,
+    columns: Vec<Column>,
     db: &'a Database,
-    /// Input position → sorted position, for the target lengths.
+    /// Descriptions in input order, for `stitle` (None: ids only).
+    descriptions: Option<&'a [String]>,
+    matrix: &'a ScoreMatrix,
+    /// Input position → sorted position, for the target sequences.
     sorted_position: Vec<usize>,
     queries: usize,
 }
 
+/// One hit with what its columns are computed from.
+struct HitView<'h> {
+    query_id: &'h str,
+    query: &'h [u8],
+    target: &'h [u8],
+    target_id: &'h str,
+    title: String,
+    hit: &'h ReportedHit,
+    counts: ColumnCounts,
+}
+
+impl HitView<'_> {
+    fn aligned(&self, of_query: bool) -> String {
+        let a = &self.hit.alignment;
+        a.columns(self.query, self.target)
+            .map(|(_, q, t)| {
+                let c = if of_query { q } else { t };
+                c.map_or('-', |c| decode(c) as char)
+            })
+            .collect()
+    }
+
+    fn percent(&self, part: usize) -> f64 {
+        match self.hit.alignment.length {
+            0 => 0.0,
+            length => 100.0 * part as f64 / length as f64,
+        }
+    }
+
+    fn coverage(&self) -> f64 {
+        let a = &self.hit.alignment;
+        100.0 * (a.query_end + 1 - a.query_start) as f64 / self.query.len().max(1) as f64
+    }
+
+    /// The column as text; `blast` picks BLAST's number formats.
+    fn text(&self, column: Column, blast: bool) -> String {
+        let a = &self.hit.alignment;
+        match column {
+            Column::QueryId => self.query_id.to_string(),
+            Column::QueryLength => self.query.len().to_string(),
+            Column::TargetId => self.target_id.to_string(),
+            Column::TargetLength => self.target.len().to_string(),
+            Column::TargetTitle => self.title.clone(),
+            Column::QueryStart => a.query_start.to_string(),
+            Column::QueryEnd => a.query_end.to_string(),
+            Column::TargetStart => a.target_start.to_string(),
+            Column::TargetEnd => a.target_end.to_string(),
+            Column::QuerySequence => self.aligned(true),
+            Column::TargetSequence => self.aligned(false),
+            Column::Evalue if blast => blast_evalue(self.hit.evalue),
+            Column::Evalue => c_exponential(self.hit.evalue, 2),
+            Column::Bits if blast => blast_bits(self.hit.bits),
+            Column::Bits => format!("{:.1}", self.hit.bits),
+            Column::Score => self.hit.score.to_string(),
+            Column::Length => a.length.to_string(),
+            Column::PercentIdentity => format!("{:.3}", self.percent(self.counts.identities)),
+            Column::Identities => self.counts.identities.to_string(),
+            Column::Mismatches => self.counts.mismatches.to_string(),
+            Column::Positives => self.counts.positives.to_string(),
+            Column::GapOpenings => self.counts.gap_openings.to_string(),
+            Column::Gaps => self.counts.gaps.to_string(),
+            Column::PercentPositives => format!("{:.2}", self.percent(self.counts.positives)),
+            Column::QueryCoverage => format!("{:.0}", self.coverage()),
+            Column::Cigar => a.cigar(),
+        }
+    }
+
+    /// The column as a JSON value (numbers unrounded).
+    fn json(&self, column: Column) -> Value {
+        let a = &self.hit.alignment;
+        let number = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
+        match column {
+            Column::QueryLength => self.query.len().into(),
+            Column::TargetLength => self.target.len().into(),
+            Column::QueryStart => a.query_start.into(),
+            Column::QueryEnd => a.query_end.into(),
+            Column::TargetStart => a.target_start.into(),
+            Column::TargetEnd => a.target_end.into(),
+            Column::Evalue => number(self.hit.evalue),
+            Column::Bits => number(self.hit.bits),
+            Column::Score => self.hit.score.into(),
+            Column::Length => a.length.into(),
+            Column::PercentIdentity => number(self.percent(self.counts.identities)),
+            Column::Identities => self.counts.identities.into(),
+            Column::Mismatches => self.counts.mismatches.into(),
+            Column::Positives => self.counts.positives.into(),
+            Column::GapOpenings => self.counts.gap_openings.into(),
+            Column::Gaps => self.counts.gaps.into(),
+            Column::PercentPositives => number(self.percent(self.counts.positives)),
+            Column::QueryCoverage => number(self.coverage()),
+            other => self.text(other, false).into(),
+        }
+    }
+}
+
 impl<'a> HitsWriter<'a> {
-    /// Writes the header (TSV) or the opening `[` (JSON).
-    pub fn begin(out: &mut dyn Write, format: Format, db: &'a Database) -> std::io::Result<Self> {
+    /// Writes the header (TSV), the opening `[` (JSON) or nothing.
+    /// `columns` replaces the format's own ([`TSV_COLUMNS`],
+    /// [`BLAST6_COLUMNS`]; JSON takes the TSV's); `descriptions` (input
+    /// order) are needed for `stitle` and the pairwise format's titles.
+    pub fn begin(
+        out: &mut dyn Write,
+        format: Format,
+        columns: Option<Vec<Column>>,
+        db: &'a Database,
+        descriptions: Option<&'a [String]>,
+        matrix: &'a ScoreMatrix,
+    ) -> std::io::Result<Self> {
         let mut sorted_position = vec![0; db.len()];
         for (sorted, &original) in db.original_order().iter().enumerate() {
             sorted_position[original as usize] = sorted;
         }
+        let columns = columns.unwrap_or_else(|| match format {
+            Format::Blast6 => BLAST6_COLUMNS.to_vec(),
+            _ => TSV_COLUMNS.to_vec(),
+        });
         match format {
-            Format::Tsv => writeln!(out, "{}", TSV_COLUMNS.join("\t"))?,
+            Format::Tsv => {
+                let names: Vec<&str> = columns.iter().map(|c| c.tsv_name()).collect();
+                writeln!(out, "{}", names.join("\t"))?;
+            }
             Format::Json => write!(out, "[")?,
+            Format::Blast6 | Format::Pairwise => {}
         }
         Ok(HitsWriter {
             format,
+            columns,
             db,
+            descriptions,
+            matrix,
             sorted_position,
             queries: 0,
         })
     }
 
-    fn target_length(&self, original: usize) -> usize {
-        self.db.length(self.sorted_position[original])
+    fn view<'h>(&'h self, q: &'h QueryHits<'_>, hit: &'h ReportedHit) -> HitView<'h> {
+        let target = self.db.sequence(self.sorted_position[hit.target]);
+        let target_id = self.db.id(hit.target);
+        let title = match self.descriptions.map(|d| d[hit.target].as_str()) {
+            Some(d) if !d.is_empty() => format!("{target_id} {d}"),
+            _ => target_id.to_string(),
+        };
+        HitView {
+            query_id: q.query,
+            query: q.codes,
+            target,
+            target_id,
+            title,
+            hit,
+            counts: ColumnCounts::of(&hit.alignment, q.codes, target, self.matrix),
+        }
     }
 
     /// Writes one query's hits.
-    pub fn query(&mut self, out: &mut dyn Write, q: &QueryHits) -> std::io::Result<()> {
-        let db = self.db;
+    pub fn query(&mut self, out: &mut dyn Write, q: &QueryHits<'_>) -> std::io::Result<()> {
         match self.format {
-            Format::Tsv => {
-                for h in &q.hits {
-                    writeln!(
-                        out,
-                        "{}\t{}\t{}\t{}\t{}",
-                        q.query,
-                        db.id(h.target),
-                        h.score,
-                        q.query_length,
-                        self.target_length(h.target)
-                    )?;
+            Format::Tsv | Format::Blast6 => {
+                let blast = self.format == Format::Blast6;
+                let mut text = String::new();
+                for hit in &q.hits {
+                    let view = self.view(q, hit);
+                    let fields: Vec<String> =
+                        self.columns.iter().map(|&c| view.text(c, blast)).collect();
+                    text.push_str(&fields.join("\t"));
+                    text.push('\n');
                 }
+                out.write_all(text.as_bytes())?;
             }
             Format::Json => {
-                #[derive(Serialize)]
-                struct JsonHit<'a> {
-                    target_id: &'a str,
-                    score: i32,
-                    target_length: usize,
-                }
-                #[derive(Serialize)]
-                struct JsonQuery<'a> {
-                    query_id: &'a str,
-                    query_length: usize,
-                    hits: Vec<JsonHit<'a>>,
-                }
-                let doc = JsonQuery {
-                    query_id: &q.query,
-                    query_length: q.query_length,
-                    hits: q
-                        .hits
-                        .iter()
-                        .map(|h| JsonHit {
-                            target_id: db.id(h.target),
-                            score: h.score,
-                            target_length: self.target_length(h.target),
-                        })
-                        .collect(),
-                };
+                let mut doc = Map::new();
+                doc.insert("query_id".into(), q.query.into());
+                doc.insert("query_length".into(), q.codes.len().into());
+                doc.insert(
+                    "statistics".into(),
+                    serde_json::to_value(&q.statistics).map_err(std::io::Error::other)?,
+                );
+                doc.insert("statistics_summary".into(), q.statistics.describe().into());
+                let hits: Vec<Value> = q
+                    .hits
+                    .iter()
+                    .map(|hit| {
+                        let view = self.view(q, hit);
+                        let fields: Map<String, Value> = self
+                            .columns
+                            .iter()
+                            .filter(|c| !c.of_query())
+                            .map(|&c| (c.tsv_name().to_string(), view.json(c)))
+                            .collect();
+                        Value::Object(fields)
+                    })
+                    .collect();
+                doc.insert("hits".into(), hits.into());
                 writeln!(out, "{}", if self.queries == 0 { "" } else { "," })?;
                 serde_json::to_writer_pretty(&mut *out, &doc)?;
             }
+            Format::Pairwise => self.pairwise(out, q)?,
         }
         self.queries += 1;
+        Ok(())
+    }
+
+    fn pairwise(&self, out: &mut dyn Write, q: &QueryHits<'_>) -> std::io::Result<()> {
+        let db = q.statistics.database;
+        writeln!(out, "Query: {} ({} residues)", q.query, q.codes.len())?;
+        writeln!(
+            out,
+            "Database: {} sequences, {} residues",
+            db.sequences, db.residues
+        )?;
+        writeln!(out, "Statistics: {}", q.statistics.describe())?;
+        writeln!(out, "{} hits reported", q.hits.len())?;
+        writeln!(out)?;
+        let views: Vec<HitView<'_>> = q.hits.iter().map(|h| self.view(q, h)).collect();
+        let width = views
+            .iter()
+            .map(|v| v.target_id.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("target".len());
+        writeln!(
+            out,
+            "{:<width$} {:>7} {:>7} {:>7} {:>9}  description",
+            "target", "length", "score", "bits", "E-value"
+        )?;
+        for v in &views {
+            let description = self
+                .descriptions
+                .map(|d| d[v.hit.target].as_str())
+                .unwrap_or("");
+            writeln!(
+                out,
+                "{:<width$} {:>7} {:>7} {:>7.1} {:>9}  {description}",
+                v.target_id,
+                v.target.len(),
+                v.hit.score,
+                v.hit.bits,
+                blast_evalue(v.hit.evalue)
+            )?;
+        }
+        writeln!(out)?;
+        for v in &views {
+            let c = v.counts;
+            let extra = [
+                ("Title", v.title.clone()),
+                ("Bits", format!("{:.1}", v.hit.bits)),
+                ("E-value", c_exponential(v.hit.evalue, 2)),
+                (
+                    "Positives",
+                    format!(
+                        "{}/{} ({:.1}%)",
+                        c.positives,
+                        v.hit.alignment.length,
+                        v.percent(c.positives)
+                    ),
+                ),
+            ];
+            write_pairwise(
+                out,
+                q.query,
+                v.target_id,
+                v.query,
+                v.target,
+                &v.hit.alignment,
+                &v.hit.alignment.cigar(),
+                &extra,
+            )?;
+        }
         Ok(())
     }
 
     /// Ends the document (JSON's closing `]`).
     pub fn finish(self, out: &mut dyn Write) -> std::io::Result<()> {
         match self.format {
-            Format::Tsv => Ok(()),
+            Format::Tsv | Format::Blast6 | Format::Pairwise => Ok(()),
             Format::Json if self.queries == 0 => writeln!(out, "]"),
             Format::Json => writeln!(out, "\n]"),
         }
     }
 }
 
-/// Writes all queries' hits in `format`.
-pub fn write_hits(
-    out: &mut dyn Write,
-    format: Format,
-    db: &Database,
-    results: &[QueryHits],
-) -> std::io::Result<()> {
-    let mut writer = HitsWriter::begin(out, format, db)?;
-    for q in results {
-        writer.query(out, q)?;
-    }
-    writer.finish(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::{AlignOptions, Mode, align_pairs};
+    use crate::engine::Placement;
     use crate::fasta::Record;
-    use crate::merge::Hit;
+    use crate::scoring::{GapPenalty, Scoring};
+    use crate::stats::{DatabaseSize, Method, Statistics};
+
+    fn scoring() -> Scoring {
+        Scoring {
+            matrix: ScoreMatrix::by_name("blosum62").unwrap(),
+            gaps: GapPenalty::new(11, 1).unwrap(),
+        }
+    }
+
+    /// A query, a two-sequence database and the query's hits against both.
+    fn example() -> (Vec<u8>, Vec<Vec<u8>>, Database, Vec<ReportedHit>) {
+        let enc = |s: &str| crate::alphabet::encode_all(s.as_bytes()).unwrap();
+        let query = enc("MKVLAAGIVGWWHEKLPQ");
+        let targets = [enc("MKVLSAGIVGHEKLPQ"), enc("PPPPPPPMKVLAAGIV")];
+        let db = Database::from_records(
+            targets
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Record {
+                    id: format!("t{i}"),
+                    description: String::new(),
+                    codes: t.clone(),
+                })
+                .collect(),
+        );
+        let seqs = [query.clone(), targets[0].clone(), targets[1].clone()];
+        let run = align_pairs(
+            Placement::Cpu,
+            &seqs,
+            &[(0, 1), (0, 2)],
+            Mode::Local,
+            &scoring(),
+            &AlignOptions::default(),
+        )
+        .unwrap();
+        let hits = run
+            .alignments
+            .into_iter()
+            .enumerate()
+            .map(|(target, a)| {
+                let a = a.unwrap();
+                ReportedHit {
+                    target,
+                    score: a.score,
+                    bits: 20.0,
+                    evalue: 1e-5,
+                    alignment: a,
+                }
+            })
+            .collect();
+        (query, targets.to_vec(), db, hits)
+    }
+
+    fn statistics(db: &Database) -> QueryStatistics {
+        let size = DatabaseSize {
+            sequences: db.len() as u64,
+            residues: db.total_residues(),
+        };
+        Statistics::new(Method::Fixed, &scoring(), size)
+            .unwrap()
+            .for_query(18, &[], &[])
+            .unwrap()
+    }
+
+    #[test]
+    fn counts_follow_blast_definitions() {
+        let (query, targets, _, hits) = example();
+        let a = &hits[0].alignment;
+        // MKVLAAGIVGWWHEKLPQ / MKVLSAGIVG--HEKLPQ: 16 pairs, 1 mismatch
+        // (A/S), one gap run of 2.
+        assert_eq!(a.cigar(), "10M2I6M");
+        let c = ColumnCounts::of(a, &query, &targets[0], &scoring().matrix);
+        assert_eq!(
+            (c.identities, c.mismatches, c.gap_openings, c.gaps),
+            (15, 1, 1, 2)
+        );
+        // A/S scores 1 in BLOSUM62: positive.
+        assert_eq!(c.positives, 16);
+    }
+
+    #[test]
+    fn blast6_and_picked_columns() {
+        let (query, _, db, hits) = example();
+        let matrix = scoring().matrix;
+        let q = QueryHits {
+            query: "q1",
+            codes: &query,
+            statistics: statistics(&db),
+            hits,
+        };
+        let mut out = Vec::new();
+        let mut w = HitsWriter::begin(&mut out, Format::Blast6, None, &db, None, &matrix).unwrap();
+        w.query(&mut out, &q).unwrap();
+        w.finish(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let first: Vec<&str> = text.lines().next().unwrap().split('\t').collect();
+        assert_eq!(
+            first,
+            [
+                "q1", "t0", "83.333", "18", "1", "1", "1", "18", "1", "16", "1.00e-05", "20.0"
+            ]
+        );
+
+        let columns = parse_columns("sseqid,qseq,sseq,cigar,nident,qcovhsp").unwrap();
+        let mut out = Vec::new();
+        let mut w =
+            HitsWriter::begin(&mut out, Format::Tsv, Some(columns), &db, None, &matrix).unwrap();
+        w.query(&mut out, &q).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "target_id\tquery_aligned\ttarget_aligned\tcigar\tidentities\tquery_coverage"
+        );
+        assert_eq!(
+            lines[1],
+            "t0\tMKVLAAGIVGWWHEKLPQ\tMKVLSAGIVG--HEKLPQ\t10M2I6M\t15\t100"
+        );
+    }
 
     #[test]
     fn streamed_json_parses_only_when_finished() {
-        let db = Database::from_records(vec![Record {
-            id: "t".into(),
-            description: String::new(),
-            codes: vec![0, 1, 2],
-        }]);
-        let q = |id: &str| QueryHits {
-            query: id.into(),
-            query_length: 4,
-            hits: vec![Hit {
-                target: 0,
-                score: 7,
-            }],
+        let (query, _, db, hits) = example();
+        let matrix = scoring().matrix;
+        let q = |id: &'static str| QueryHits {
+            query: id,
+            codes: &query,
+            statistics: statistics(&db),
+            hits: hits.clone(),
         };
         let mut out = Vec::new();
-        let mut w = HitsWriter::begin(&mut out, Format::Json, &db).unwrap();
+        let mut w = HitsWriter::begin(&mut out, Format::Json, None, &db, None, &matrix).unwrap();
         w.query(&mut out, &q("a")).unwrap();
         w.query(&mut out, &q("b")).unwrap();
         assert!(serde_json::from_slice::<serde_json::Value>(&out).is_err());
         w.finish(&mut out).unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(doc[1]["query_id"], "b");
-        assert_eq!(doc[0]["hits"][0]["target_length"], 3);
+        assert_eq!(doc[0]["hits"][0]["target_length"], 16);
+        assert_eq!(doc[0]["hits"][0]["evalue"], 1e-5);
+        assert_eq!(doc[0]["statistics"]["method"], "fixed");
+    }
+
+    #[test]
+    fn c_exponential_prints_like_printf() {
+        assert_eq!(c_exponential(6.7123e-68, 2), "6.71e-68");
+        assert_eq!(c_exponential(123.0, 2), "1.23e+02");
+        assert_eq!(c_exponential(1e-200, 2), "1.00e-200");
+        assert_eq!(c_exponential(0.0, 2), "0.00e+00");
     }
 }

@@ -142,7 +142,16 @@ pub fn write_alignments(
         }
         AlignmentFormat::Pairwise => {
             for p in pairs {
-                write_pairwise(out, p, &cigar(p))?;
+                write_pairwise(
+                    out,
+                    p.query_id,
+                    p.target_id,
+                    p.query,
+                    p.target,
+                    p.alignment,
+                    &cigar(p),
+                    &[],
+                )?;
             }
         }
     }
@@ -152,11 +161,22 @@ pub fn write_alignments(
 /// Columns per line of the pairwise format.
 const WIDTH: usize = 50;
 
-fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std::io::Result<()> {
-    let a = p.alignment;
+/// One alignment as text, EMBOSS-like: a `#` header (ids, length,
+/// identity, gaps, score, CIGAR, then `extra`'s named lines), then the
+/// aligned rows, [`WIDTH`] columns a block.
+pub(crate) fn write_pairwise(
+    out: &mut dyn Write,
+    query_id: &str,
+    target_id: &str,
+    query: &[u8],
+    target: &[u8],
+    a: &Alignment,
+    cigar: &str,
+    extra: &[(&str, String)],
+) -> std::io::Result<()> {
     writeln!(out, "#=======================================")?;
-    writeln!(out, "# 1: {}", p.query_id)?;
-    writeln!(out, "# 2: {}", p.target_id)?;
+    writeln!(out, "# 1: {query_id}")?;
+    writeln!(out, "# 2: {target_id}")?;
     writeln!(out, "# Length: {}", a.length)?;
     let gaps = a.ops.iter().filter(|&&op| op != Op::Match).count();
     writeln!(
@@ -169,11 +189,14 @@ fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std:
     writeln!(out, "# Gaps: {gaps}/{}", a.length)?;
     writeln!(out, "# Score: {}", a.score)?;
     writeln!(out, "# CIGAR: {cigar}")?;
+    for (name, value) in extra {
+        writeln!(out, "# {name}: {value}")?;
+    }
     writeln!(out, "#=======================================")?;
-    let columns: Vec<_> = a.columns(p.query, p.target).collect();
+    let columns: Vec<_> = a.columns(query, target).collect();
     // As wide as the longer id, however long (UniProt ids run past 20),
     // so the columns of both rows line up.
-    let name_width = p.query_id.chars().count().max(p.target_id.chars().count());
+    let name_width = query_id.chars().count().max(target_id.chars().count());
     let (mut qi, mut ti) = (a.query_start, a.target_start);
     for block in columns.chunks(WIDTH) {
         let letter = |c: Option<u8>| c.map_or('-', |c| decode(c) as char);
@@ -193,7 +216,7 @@ fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std:
         writeln!(
             out,
             "{:<name_width$} {:>7} {q} {:>7}",
-            p.query_id,
+            query_id,
             qi,
             qi + q_used - 1
         )?;
@@ -201,7 +224,7 @@ fn write_pairwise(out: &mut dyn Write, p: &AlignedPair<'_>, cigar: &str) -> std:
         writeln!(
             out,
             "{:<name_width$} {:>7} {t} {:>7}",
-            p.target_id,
+            target_id,
             ti,
             ti + t_used - 1
         )?;

@@ -1,0 +1,322 @@
+//! `warpsw search`'s statistics, ranking, filters and formats end to end,
+//! on the CPU: E-values and bit scores, `--evalue`, `--max-target-seqs`,
+//! `--stats`, `--format blast6|json|pairwise`, `--columns`, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::hay::{self, warpsw, write};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A query and a database of 600 random sequences (enough for the fit) with
+/// three homologs of the query planted at 90 %, 60 % and 40 % identity.
+fn files(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut rng = hay::rng(31);
+    let query = hay::random_codes(&mut rng, 200, false);
+    let mut records: Vec<(String, String)> = (0..600)
+        .map(|i| {
+            let len = hay::skewed_length(&mut rng, 900).max(20);
+            let codes = hay::random_codes(&mut rng, len, false);
+            (
+                format!("random{i} some description"),
+                host::alphabet::decode_all(&codes),
+            )
+        })
+        .collect();
+    for (slot, identity) in [(100, 0.9), (300, 0.6), (500, 0.4)] {
+        let codes = hay::mutate(&mut rng, &query, identity);
+        records[slot] = (
+            format!("planted{} homolog at {identity}", (identity * 100.0) as u32),
+            host::alphabet::decode_all(&codes),
+        );
+    }
+    let pairs: Vec<(&str, &str)> = records
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let q = write(
+        dir,
+        "q.fa",
+        &format!(">query the query\n{}\n", host::alphabet::decode_all(&query)),
+    );
+    (q, write(dir, "db.fa", &hay::fasta(&pairs)))
+}
+
+fn search(q: &Path, d: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["search", "-q", s(q), "-d", s(d), "--device", "cpu"];
+    args.extend_from_slice(extra);
+    warpsw(&args)
+}
+
+fn ok_text(out: Output) -> String {
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn blast6_has_blasts_twelve_columns_ranked_by_evalue() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let text = ok_text(search(
+        &q,
+        &d,
+        &["--format", "blast6", "--evalue", "1e6", "--top", "50"],
+    ));
+    let rows = rows(&text);
+    assert_eq!(rows.len(), 50);
+    for r in &rows {
+        assert_eq!(r.len(), 12, "{r:?}");
+        assert_eq!(r[0], "query");
+    }
+    // The planted homologs first, most similar first, significant.
+    let ids: Vec<&str> = rows.iter().take(3).map(|r| r[1].as_str()).collect();
+    assert_eq!(ids, ["planted90", "planted60", "planted40"]);
+    let evalue = |r: &Vec<String>| r[10].parse::<f64>().unwrap();
+    assert!(evalue(&rows[2]) < 1e-10, "{:?}", rows[2]);
+    // E-values ascending throughout; the unrelated ones not significant.
+    for w in rows.windows(2) {
+        assert!(evalue(&w[0]) <= evalue(&w[1]), "{w:?}");
+    }
+    assert!(evalue(&rows[3]) > 1e-3, "{:?}", rows[3]);
+    // pident = 100 * identities / length, mismatches + gaps fit the length.
+    let full = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "blast6",
+            "--columns",
+            "std,nident,gaps,qseq,sseq,score,cigar",
+            "--top",
+            "3",
+        ],
+    ));
+    for r in self::rows(&full) {
+        let length: usize = r[3].parse().unwrap();
+        let nident: usize = r[12].parse().unwrap();
+        let gaps: usize = r[13].parse().unwrap();
+        let mismatch: usize = r[4].parse().unwrap();
+        assert_eq!(
+            r[2],
+            format!("{:.3}", 100.0 * nident as f64 / length as f64)
+        );
+        assert_eq!(nident + mismatch + gaps, length, "{r:?}");
+        assert_eq!(r[14].len(), length);
+        assert_eq!(r[15].len(), length);
+        assert!(r[14].contains('-') || r[15].contains('-') || gaps == 0);
+    }
+}
+
+#[test]
+fn evalue_filters_and_max_target_seqs_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let all = rows(&ok_text(search(
+        &q,
+        &d,
+        &["--format", "blast6", "--evalue", "1e9", "--top", "1000"],
+    )));
+    assert_eq!(all.len(), 600);
+    for cut in ["1e-3", "10"] {
+        let kept = rows(&ok_text(search(
+            &q,
+            &d,
+            &["--format", "blast6", "--evalue", cut, "--top", "1000"],
+        )));
+        let expected = all
+            .iter()
+            .filter(|r| r[10].parse::<f64>().unwrap() <= cut.parse::<f64>().unwrap())
+            .count();
+        // E-values printed with 3 digits: the count may differ at the cut only.
+        assert!(
+            kept.len().abs_diff(expected) <= 1,
+            "{cut}: {} vs {expected}",
+            kept.len()
+        );
+        assert_eq!(kept[..], all[..kept.len()]);
+    }
+    let two = rows(&ok_text(search(
+        &q,
+        &d,
+        &["--format", "blast6", "--max-target-seqs", "2"],
+    )));
+    assert_eq!(two[..], all[..2]);
+}
+
+#[test]
+fn tsv_json_and_pairwise_carry_the_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let tsv = ok_text(search(&q, &d, &[]));
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert!(lines[0].starts_with("query_id\ttarget_id\tscore\tbits\tevalue\t"));
+    assert!(lines[1].starts_with("query\tplanted90\t"));
+
+    let json = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "json",
+            "--columns",
+            "sseqid,stitle,evalue,bitscore",
+        ],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc[0]["query_id"], "query");
+    assert_eq!(doc[0]["statistics"]["method"], "fitted");
+    assert_eq!(doc[0]["statistics"]["database"]["sequences"], 600);
+    let hit = &doc[0]["hits"][0];
+    assert_eq!(hit["target_id"], "planted90");
+    assert_eq!(hit["target_title"], "planted90 homolog at 0.9");
+    assert!(hit["evalue"].as_f64().unwrap() < 1e-20);
+    assert!(hit["bits"].as_f64().unwrap() > 100.0);
+
+    let pairwise = ok_text(search(&q, &d, &["--format", "pairwise", "--top", "2"]));
+    assert!(pairwise.contains("Database: 600 sequences"), "{pairwise}");
+    assert!(pairwise.contains("Statistics: ") && pairwise.contains("Pearson 1998"));
+    assert!(pairwise.contains("# 2: planted90") && pairwise.contains("# E-value: "));
+    assert_eq!(pairwise.matches("#=======").count(), 4);
+}
+
+#[test]
+fn fixed_statistics_use_the_published_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let json = ok_text(search(
+        &q,
+        &d,
+        &["--format", "json", "--stats", "fixed", "--top", "1"],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let stats = &doc[0]["statistics"];
+    assert_eq!(stats["method"], "fixed");
+    assert_eq!(stats["parameters"]["lambda"], 0.267);
+    assert_eq!(stats["parameters"]["k"], 0.041);
+    let hit = &doc[0]["hits"][0];
+    let score = hit["score"].as_f64().unwrap();
+    let bits = (0.267 * score - 0.041f64.ln()) / std::f64::consts::LN_2;
+    assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-9);
+    let space = stats["search_space"].as_f64().unwrap();
+    let e = 0.041 * space * (-0.267 * score).exp();
+    assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
+}
+
+/// Runs a search expected to fail with exit 2 and write nothing; returns
+/// its stderr.
+fn refused(q: &Path, d: &Path, extra: &[&str]) -> String {
+    let dir = d.parent().unwrap();
+    let out_path = dir.join("refused.tsv");
+    let mut args = extra.to_vec();
+    args.extend_from_slice(&["-o", s(&out_path)]);
+    let out = search(q, d, &args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!out_path.exists());
+    assert!(
+        std::fs::read_dir(dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("refused")),
+        "a temporary output was left"
+    );
+    stderr(&out)
+}
+
+#[test]
+fn bad_statistics_options_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    for bad in ["-1", "NaN", "ten"] {
+        let err = refused(&q, &d, &["--evalue", bad]);
+        assert!(
+            err.contains("--evalue") && err.contains("0 or more"),
+            "{err}"
+        );
+    }
+    let err = refused(&q, &d, &["--columns", "qseqid,sequence"]);
+    assert!(
+        err.contains("unknown column 'sequence'") && err.contains("pident"),
+        "{err}"
+    );
+    let err = refused(&q, &d, &["--format", "pairwise", "--columns", "qseqid"]);
+    assert!(err.contains("pairwise"), "{err}");
+    let err = refused(
+        &q,
+        &d,
+        &["--stats", "fixed", "--gap-open", "10", "--gap-extend", "3"],
+    );
+    assert!(
+        err.contains("gap open 10 / extend 3") && err.contains("11/1"),
+        "{err}"
+    );
+    // A tiny database cannot be fitted; without published parameters for
+    // the scoring there is no E-value to give.
+    let tiny = write(dir.path(), "tiny.fa", ">a\nMKVLAAGIVG\n>b\nWWWPPPKKL\n");
+    let err = refused(&q, &tiny, &["--gap-open", "5", "--gap-extend", "1"]);
+    assert!(err.contains("too few to fit"), "{err}");
+}
+
+#[test]
+fn evalues_rank_length_in_not_raw_scores() {
+    // A longer unrelated sequence scores higher by chance: ranked by
+    // E-value, some hit follows one with a lower raw score.
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let text = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "blast6",
+            "--columns",
+            "sseqid,slen,score,evalue",
+            "--evalue",
+            "1e9",
+            "--top",
+            "100",
+        ],
+    ));
+    let rows = rows(&text);
+    let score = |r: &Vec<String>| r[2].parse::<i32>().unwrap();
+    let inverted = rows.windows(2).any(|w| score(&w[0]) < score(&w[1]));
+    assert!(inverted, "E-value order equals score order: {text}");
+    // Ascending as printed (values that print alike need not be tied; the
+    // tie rule is tested by `merge::rank_by_evalue`'s unit test).
+    for w in rows.windows(2) {
+        let (a, b) = (
+            w[0][3].parse::<f64>().unwrap(),
+            w[1][3].parse::<f64>().unwrap(),
+        );
+        assert!(a <= b, "{w:?}");
+    }
+}
+
+#[test]
+fn a_wsw_database_gives_the_same_hits_and_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let wsw = dir.path().join("db.wsw");
+    let out = warpsw(&["makedb", s(&d), "-o", s(&wsw)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let columns = ["--columns", "std,stitle", "--format", "blast6"];
+    let from_fasta = ok_text(search(&q, &d, &columns));
+    assert_eq!(ok_text(search(&q, &wsw, &columns)), from_fasta);
+    assert!(
+        from_fasta.contains("\tplanted90 homolog at 0.9\n"),
+        "{from_fasta}"
+    );
+}
