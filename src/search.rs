@@ -139,12 +139,14 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// A batch's reported pairs with fewer cells (Σ query length × target
-/// length) than this are realigned on the CPU even when the search ran on
-/// GPUs: opening the traceback kernels on a GPU costs more than the CPU
-/// needs for them (the CPU's traceback runs at roughly 0.1 GCUPS a core, so
-/// this is about a quarter of a second on two cores).
-pub const GPU_ALIGN_MIN_CELLS: u64 = 50_000_000;
+/// A batch's reported pairs are realigned on the GPUs (when the search ran
+/// there) only from this many pairs on: the traceback kernels run one
+/// thread per pair, so a few hundred pairs (10 hits of a batch of queries)
+/// leave a GPU nearly idle and the host's cores are faster (on an H100
+/// machine, 200 pairs of the 20 standard queries × UniProt 20k took 9.0 s
+/// on the GPU in batches of one query and 1.2 s on 16 cores;
+/// benches/RESULTS.md).
+pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // Everything the user chose is checked before any file is read.
@@ -239,53 +241,76 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let mut finished = 0usize;
     let mut report_seconds = 0.0;
     let mut notes = Vec::new();
-    for batch in queries.chunks(engine.batch_len().max(1)) {
-        let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-        let batch_scores = match engine.score_batch(&codes) {
-            Ok(scores) => scores,
-            Err(e) => {
-                bar.finish();
-                return Err(keep_finished(out, finished, e.into()));
+    // The reports of one batch (statistics, ranking, realignment) are made
+    // while the engine scores the next: two stages of a pipeline, so the
+    // GPUs do not wait for the host's work on the hits.
+    let batches: Vec<&[Record]> = queries.chunks(engine.batch_len().max(1)).collect();
+    let mut pending: Option<(&[Record], Vec<Vec<i32>>)> = None;
+    for k in 0..=batches.len() {
+        let next = batches.get(k).copied();
+        let (scored, reported) = rayon::join(
+            || {
+                next.map(|batch| {
+                    let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
+                    engine.score_batch(&codes)
+                })
+            },
+            || {
+                pending.take().map(|(batch, batch_scores)| {
+                    let report_started = Instant::now();
+                    let reports = report_batch(
+                        batch,
+                        batch_scores,
+                        &db,
+                        &lengths,
+                        &sorted_of,
+                        &statistics,
+                        &scoring,
+                        &align_placement,
+                        &options,
+                        top,
+                        max_ln_evalue,
+                    );
+                    (batch, reports, report_started.elapsed().as_secs_f64())
+                })
+            },
+        );
+        if let Some((batch, reports, report_time)) = reported {
+            report_seconds += report_time;
+            let reports = match reports {
+                Ok(reports) => reports,
+                Err(e) => {
+                    bar.finish();
+                    return Err(keep_finished(out, finished, e));
+                }
+            };
+            // Each finished query is written and handed to the system at
+            // once: an interrupted run keeps it (in FILE.partial).
+            for (q, hits) in batch.iter().zip(&reports) {
+                if let Some(note) = &hits.statistics.note
+                    && !notes.contains(note)
+                {
+                    notes.push(note.clone());
+                }
+                hits_out.query(&mut out, hits).map_err(written)?;
+                out.checkpoint().map_err(written)?;
+                let query_cells = q.codes.len() as u128 * residues;
+                cells += query_cells;
+                progress(query_cells);
+                finished += 1;
             }
-        };
-        for warning in engine.take_warnings() {
-            bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
         }
-        let report_started = Instant::now();
-        let reports = match report_batch(
-            batch,
-            batch_scores,
-            &db,
-            &lengths,
-            &sorted_of,
-            &statistics,
-            &scoring,
-            &align_placement,
-            &options,
-            top,
-            max_ln_evalue,
-        ) {
-            Ok(reports) => reports,
-            Err(e) => {
-                bar.finish();
-                return Err(keep_finished(out, finished, e));
+        if let (Some(batch), Some(scored)) = (next, scored) {
+            match scored {
+                Ok(batch_scores) => pending = Some((batch, batch_scores)),
+                Err(e) => {
+                    bar.finish();
+                    return Err(keep_finished(out, finished, e.into()));
+                }
             }
-        };
-        report_seconds += report_started.elapsed().as_secs_f64();
-        // Each finished query is written and handed to the system at once:
-        // an interrupted run keeps it (in FILE.partial).
-        for (q, hits) in batch.iter().zip(&reports) {
-            if let Some(note) = &hits.statistics.note
-                && !notes.contains(note)
-            {
-                notes.push(note.clone());
+            for warning in engine.take_warnings() {
+                bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
             }
-            hits_out.query(&mut out, hits).map_err(written)?;
-            out.checkpoint().map_err(written)?;
-            let query_cells = q.codes.len() as u128 * residues;
-            cells += query_cells;
-            progress(query_cells);
-            finished += 1;
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -322,8 +347,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 /// One batch's reports: for each query its statistics from all its scores
 /// (`batch_scores`, sorted database order), the hits ranked by E-value
 /// ([`rank_by_evalue`]) and their alignments, realigned with traceback
-/// (on the GPUs when the search's placement has them and the pairs have at
-/// least [`GPU_ALIGN_MIN_CELLS`] cells, else on the CPU) and checked: each
+/// (on the GPUs when the search's placement has them and there are at
+/// least [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
 /// alignment's score must equal the search's.
 #[allow(clippy::too_many_arguments)]
 fn report_batch<'q>(
@@ -371,13 +396,9 @@ fn report_batch<'q>(
             pairs.push((qi, slot));
         }
     }
-    let cells: u64 = pairs
-        .iter()
-        .map(|&(q, t)| sequences[q].len() as u64 * sequences[t].len() as u64)
-        .sum();
     let where_ = match placement {
         Placement::Cpu => Placement::Cpu,
-        _ if cells < GPU_ALIGN_MIN_CELLS => Placement::Cpu,
+        _ if pairs.len() < GPU_ALIGN_MIN_PAIRS => Placement::Cpu,
         other => other.clone(),
     };
     let align_options = AlignOptions {
