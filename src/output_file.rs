@@ -397,6 +397,15 @@ mod tests {
         names
     }
 
+    /// A new temporary directory, the path of its `out.tsv` and that file
+    /// opened (not yet written).
+    fn new_out_tsv() -> (tempfile::TempDir, std::path::PathBuf, OutputFile) {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.tsv");
+        let out = OutputFile::create(&target, &[]).unwrap();
+        (dir, target, out)
+    }
+
     #[test]
     fn a_failed_write_leaves_the_target_untouched_and_no_file_behind() {
         let dir = tempfile::tempdir().unwrap();
@@ -415,9 +424,7 @@ mod tests {
 
     #[test]
     fn commit_renames_and_nothing_is_visible_before() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.tsv");
-        let mut out = OutputFile::create(&target, &[]).unwrap();
+        let (dir, target, mut out) = new_out_tsv();
         writeln!(out, "a\tb").unwrap();
         out.checkpoint().unwrap();
         assert!(!target.exists());
@@ -440,9 +447,7 @@ mod tests {
 
     #[test]
     fn keep_partial_names_the_file_incomplete() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.tsv");
-        let mut out = OutputFile::create(&target, &[]).unwrap();
+        let (dir, target, mut out) = new_out_tsv();
         writeln!(out, "done").unwrap();
         let kept = out.keep_partial().unwrap();
         assert_eq!(kept, dir.path().join("out.tsv.partial"));

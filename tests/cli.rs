@@ -5,19 +5,45 @@ use std::process::Output;
 
 use crate::hay::{self, warpsw, write};
 
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The arguments of `warpsw command -q query -d db --device cpu extra…`
+/// (`command`: `search` or `bench`).
+fn cpu_args<'a>(
+    command: &'a str,
+    query: &'a Path,
+    db: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![command, "-q", s(query), "-d", s(db), "--device", "cpu"];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// `warpsw search -q query -d db --device cpu extra…`.
 fn search_cpu(query: &Path, db: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "search",
-        "-q",
-        query.to_str().unwrap(),
-        "-d",
-        db.to_str().unwrap(),
-        "--device",
-        "cpu",
-    ];
-    args.extend_from_slice(extra);
-    warpsw(&args)
+    warpsw(&cpu_args("search", query, db, extra))
+}
+
+/// `'warpsw' search -q 'query' -d 'db' --device cpu` as a shell command, for
+/// runs under `ulimit` or on a pseudo-terminal.
+fn search_cpu_command(query: &Path, db: &Path) -> String {
+    format!(
+        "'{}' search -q '{}' -d '{}' --device cpu",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(query),
+        s(db)
+    )
+}
+
+/// Runs `script` with `bash -c`.
+fn bash(script: &str) -> Output {
+    std::process::Command::new("bash")
+        .args(["-c", script])
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -124,12 +150,18 @@ fn kernels_lists_every_kernel() {
     }
 }
 
+/// The stderr of a run expected to fail on bad input (exit status 2).
+fn failure_stderr(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "should fail: {}", stderr(out));
+    stderr(out)
+}
+
 /// Runs a search expected to fail; returns its stderr.
 fn failing_search(query: &Path, db: &Path, extra: &[&str]) -> String {
     let out = search_cpu(query, db, extra);
-    assert_eq!(out.status.code(), Some(2), "should fail: {}", stderr(&out));
+    let err = failure_stderr(&out);
     assert!(out.stdout.is_empty(), "no partial output");
-    stderr(&out)
+    err
 }
 
 #[test]
@@ -237,8 +269,8 @@ fn devices_and_balance_are_validated() {
         failing_search(&q, &d, &["--balance", "roundrobin"]).contains("unknown dispatch policy")
     );
     let out = search_cpu(&q, &d, &["--devices", "0,x"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--devices"), "{}", stderr(&out));
+    let err = failure_stderr(&out);
+    assert!(err.contains("--devices"), "{err}");
 }
 
 // ---- Nothing lost, nothing surprising: outputs, inputs, progress. ----
@@ -268,10 +300,6 @@ fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn an_unwritable_output_fails_before_any_input_is_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -296,8 +324,8 @@ fn an_unwritable_output_fails_before_any_input_is_read() {
         "-o",
         "/nonexistent/x.tsv",
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    let err = failure_stderr(&out);
+    assert!(err.contains("does not exist"), "{err}");
 }
 
 #[test]
@@ -310,8 +338,7 @@ fn a_full_device_fails_before_the_search() {
     // `--device auto` opens the engine with a notice where there is no GPU
     // ("...; using the CPU"): the error must come before that.
     let out = warpsw(&["search", "-q", s(&q), "-d", s(&d), "-o", "/dev/full"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let err = stderr(&out);
+    let err = failure_stderr(&out);
     assert!(err.contains("writing /dev/full"), "{err}");
     assert!(
         !err.contains("using the CPU") && !err.contains("GCUPS"),
@@ -338,19 +365,13 @@ fn a_disk_filling_mid_write_leaves_no_cut_file() {
     let d = write(dir.path(), "big.fa", &hay::fasta(&pairs));
     let out_path = dir.path().join("out.tsv");
     std::fs::write(&out_path, "previous results\n").unwrap();
-    let script = format!(
-        "ulimit -f 2; exec '{}' search -q '{}' -d '{}' --device cpu --top 2000 --evalue 1e9 -o '{}'",
-        env!("CARGO_BIN_EXE_warpsw"),
-        s(&q),
-        s(&d),
+    let out = bash(&format!(
+        "ulimit -f 2; exec {} --top 2000 --evalue 1e9 -o '{}'",
+        search_cpu_command(&q, &d),
         s(&out_path)
-    );
-    let out = std::process::Command::new("bash")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("out.tsv"), "{}", stderr(&out));
+    ));
+    let err = failure_stderr(&out);
+    assert!(err.contains("out.tsv"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&out_path).unwrap(),
         "previous results\n"
@@ -364,19 +385,15 @@ fn makedb_refuses_to_overwrite_its_input_and_duplicate_ids() {
     let (_, d) = search_files(dir.path());
     let before = std::fs::read(&d).unwrap();
     let out = warpsw(&["makedb", s(&d), "-o", s(&d)]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("is also an input"),
-        "{}",
-        stderr(&out)
-    );
+    let err = failure_stderr(&out);
+    assert!(err.contains("is also an input"), "{err}");
     assert_eq!(std::fs::read(&d).unwrap(), before);
 
     let dup = write(dir.path(), "dup.fa", ">a\nMKV\n>b\nWW\n>a\nKK\n");
     let wsw = dir.path().join("dup.wsw");
     let out = warpsw(&["makedb", s(&dup), "-o", s(&wsw)]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("records 1 and 3"), "{}", stderr(&out));
+    let err = failure_stderr(&out);
+    assert!(err.contains("records 1 and 3"), "{err}");
     assert!(!wsw.exists());
 }
 
@@ -404,21 +421,13 @@ fn interrupted_search(dir: &Path, signal: libc::c_int) -> std::process::ExitStat
     let (q, d, _) = slow_search_files(dir);
     let out_path = dir.join("hits.tsv");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args([
-            "--threads",
-            "1",
+        .args(["--threads", "1"])
+        .args(cpu_args(
             "search",
-            "-q",
-            s(&q),
-            "-d",
-            s(&d),
-            "--device",
-            "cpu",
-            "--evalue",
-            "1e9",
-            "-o",
-            s(&out_path),
-        ])
+            &q,
+            &d,
+            &["--evalue", "1e9", "-o", s(&out_path)],
+        ))
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -683,23 +692,21 @@ fn bench_csv_quotes_its_fields() {
     let q = write(dir.path(), "q.fa", &format!(">a,b\"c\n{QUERY}\n"));
     let csv = dir.path().join("bench.csv");
     for _ in 0..2 {
-        let out = warpsw(&[
+        let out = warpsw(&cpu_args(
             "bench",
-            "-q",
-            s(&q),
-            "-d",
-            s(&d),
-            "--device",
-            "cpu",
-            "--warmup",
-            "0",
-            "--repeat",
-            "1",
-            "--check",
-            "4",
-            "--csv",
-            s(&csv),
-        ]);
+            &q,
+            &d,
+            &[
+                "--warmup",
+                "0",
+                "--repeat",
+                "1",
+                "--check",
+                "4",
+                "--csv",
+                s(&csv),
+            ],
+        ));
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -721,17 +728,8 @@ fn quiet_silences_notices_and_counts_are_singular() {
     let out = warpsw(&["search", "-q", s(&q), "-d", s(&d), "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
-    let out = warpsw(&[
-        "--threads",
-        "1",
-        "search",
-        "-q",
-        s(&q),
-        "-d",
-        s(&d),
-        "--device",
-        "cpu",
-    ]);
+    // --threads before the command: a global option.
+    let out = warpsw(&[&["--threads", "1"][..], &cpu_args("search", &q, &d, &[])].concat());
     let err = stderr(&out);
     assert!(
         err.contains("1 query x 4 sequences") && err.contains("CPU, 1 thread,"),
@@ -742,12 +740,8 @@ fn quiet_silences_notices_and_counts_are_singular() {
 #[test]
 fn demo_size_is_checked_up_front() {
     let out = warpsw(&["demo", "--sequences", "10000000000", "--device", "cpu"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--sequences 10000000000"),
-        "{}",
-        stderr(&out)
-    );
+    let err = failure_stderr(&out);
+    assert!(err.contains("--sequences 10000000000"), "{err}");
 }
 
 #[test]
@@ -767,17 +761,7 @@ fn top_zero_and_devices_with_cpu_are_errors() {
 fn threads_sets_the_cpu_threads() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
-    let out = warpsw(&[
-        "search",
-        "-q",
-        s(&q),
-        "-d",
-        s(&d),
-        "--device",
-        "cpu",
-        "--threads",
-        "2",
-    ]);
+    let out = search_cpu(&q, &d, &["--threads", "2"]);
     assert!(stderr(&out).contains("CPU, 2 threads"), "{}", stderr(&out));
     let err = failing_search(&q, &d, &["--threads", "0"]);
     assert!(err.contains("--threads"), "{err}");
@@ -792,16 +776,10 @@ fn a_short_query_against_a_long_sequence_stays_small() {
     let mut rng = hay::rng(22);
     let residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 12_000_000, false));
     let d = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
-    let script = format!(
-        "ulimit -v 1048576; exec '{}' search -q '{}' -d '{}' --device cpu --evalue 1e9",
-        env!("CARGO_BIN_EXE_warpsw"),
-        s(&q),
-        s(&d)
-    );
-    let out = std::process::Command::new("bash")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
+    let out = bash(&format!(
+        "ulimit -v 1048576; exec {} --evalue 1e9",
+        search_cpu_command(&q, &d)
+    ));
     assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -844,8 +822,8 @@ fn makedb_keeps_full_headers_and_get_prints_them_by_id() {
             .contains("hba\thalf\t")
     );
     let out = warpsw(&["get", s(&wsw), "self", "nope"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("'nope'"), "{}", stderr(&out));
+    let err = failure_stderr(&out);
+    assert!(err.contains("'nope'"), "{err}");
     assert!(out.stdout.is_empty());
 }
 
@@ -862,13 +840,7 @@ fn progress_on_a_terminal_counts_cells() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = search_files(dir.path());
     let out_path = dir.path().join("hits.tsv");
-    let command = format!(
-        "'{}' search -q '{}' -d '{}' --device cpu -o '{}'",
-        env!("CARGO_BIN_EXE_warpsw"),
-        s(&q),
-        s(&d),
-        s(&out_path)
-    );
+    let command = format!("{} -o '{}'", search_cpu_command(&q, &d), s(&out_path));
     let out = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])
         .output()

@@ -355,44 +355,69 @@ fn gpu_streamed_workers_on_one_gpu_match_one_engine() {
     }
 }
 
+/// `count` sequences of 1 to `max_len + 1` residues of all 24 codes, drawn
+/// from test `seed`, and every pair `(a, b)` of them with `a < b`.
+fn traceback_inputs(
+    seed: u64,
+    count: usize,
+    max_len: usize,
+) -> (Vec<Vec<u8>>, Vec<(usize, usize)>) {
+    let mut rng = hay::rng(seed);
+    let seqs: Vec<Vec<u8>> = (0..count)
+        .map(|_| {
+            let len = 1 + hay::skewed_length(&mut rng, max_len);
+            hay::random_codes(&mut rng, len, true)
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..count)
+        .flat_map(|a| (a + 1..count).map(move |b| (a, b)))
+        .collect();
+    (seqs, pairs)
+}
+
+/// The GPU traceback runner's local alignments of `pairs` on the device
+/// slots `ordinals`; panics with `what` if it fails.
+fn local_on_gpus(
+    ordinals: &[usize],
+    seqs: &[Vec<u8>],
+    pairs: &[(usize, usize)],
+    scoring: &Scoring,
+    memory: MemoryCap,
+    progress: Option<&host::align::Progress>,
+    what: &str,
+) -> host::align::gpu::GpuAlignments {
+    host::align::gpu::align_pairs(
+        ordinals,
+        seqs,
+        pairs,
+        host::align::Mode::Local,
+        scoring,
+        memory,
+        progress,
+    )
+    .expect(what)
+}
+
 /// The traceback's longest-first schedule over two device slots (both GPU 0)
 /// gives the alignments of one.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_on_two_device_slots_matches_one() {
-    use host::align::gpu::align_pairs;
-    use host::reference::Mode;
-    let mut rng = hay::rng(105);
-    let seqs: Vec<Vec<u8>> = (0..400)
-        .map(|_| {
-            let len = 1 + hay::skewed_length(&mut rng, 600);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
-    let pairs: Vec<(usize, usize)> = (0..400)
-        .flat_map(|a| (a + 1..400).map(move |b| (a, b)))
-        .collect();
+    let (seqs, pairs) = traceback_inputs(105, 400, 600);
     let scoring = hay::blosum62(10, 1);
-    let one = align_pairs(
-        &[0],
-        &seqs,
-        &pairs,
-        Mode::Local,
-        &scoring,
-        MemoryCap::UNLIMITED,
-        None,
-    )
-    .expect("one slot");
-    let two = align_pairs(
-        &[0, 0],
-        &seqs,
-        &pairs,
-        Mode::Local,
-        &scoring,
-        MemoryCap::UNLIMITED,
-        None,
-    )
-    .expect("two slots");
+    let local = |slots: &[usize], what: &str| {
+        local_on_gpus(
+            slots,
+            &seqs,
+            &pairs,
+            &scoring,
+            MemoryCap::UNLIMITED,
+            None,
+            what,
+        )
+    };
+    let one = local(&[0], "one slot");
+    let two = local(&[0, 0], "two slots");
     assert!(two.windows >= 8, "{} windows", two.windows);
     for (k, (a, b)) in one.alignments.iter().zip(&two.alignments).enumerate() {
         assert_eq!(a.as_ref().unwrap(), b.as_ref().unwrap(), "pair {k}");
@@ -405,49 +430,38 @@ fn gpu_traceback_on_two_device_slots_matches_one() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_traceback_memory_cap_progress_and_entry_point() {
-    use host::align::{AlignOptions, Mode, align_pairs, gpu};
+    use host::align::{AlignOptions, Mode, align_pairs};
     use host::engine::Placement;
     use std::sync::atomic::{AtomicU64, Ordering};
-    let mut rng = hay::rng(2024);
-    let seqs: Vec<Vec<u8>> = (0..300)
-        .map(|_| {
-            let len = 1 + hay::skewed_length(&mut rng, 800);
-            hay::random_codes(&mut rng, len, true)
-        })
-        .collect();
-    let pairs: Vec<(usize, usize)> = (0..300)
-        .flat_map(|a| (a + 1..300).map(move |b| (a, b)))
-        .collect();
+    let (seqs, pairs) = traceback_inputs(2024, 300, 800);
     let cells: u64 = pairs
         .iter()
         .map(|&(a, b)| seqs[a].len() as u64 * seqs[b].len() as u64)
         .sum();
     let scoring = hay::blosum62(11, 1);
-    let whole = gpu::align_pairs(
+    let whole = local_on_gpus(
         &[0],
         &seqs,
         &pairs,
-        Mode::Local,
         &scoring,
         MemoryCap::UNLIMITED,
         None,
-    )
-    .expect("GPU 0 runs the traceback");
+        "GPU 0 runs the traceback",
+    );
     let heard = AtomicU64::new(0);
     let progress = |c: u64| {
         heard.fetch_add(c, Ordering::Relaxed);
     };
     // 16 MiB: windows of at most 8 MiB.
-    let capped = gpu::align_pairs(
+    let capped = local_on_gpus(
         &[0],
         &seqs,
         &pairs,
-        Mode::Local,
         &scoring,
         MemoryCap::new(Some(16 << 20)),
         Some(&progress),
-    )
-    .expect("GPU 0 runs the traceback under a cap");
+        "GPU 0 runs the traceback under a cap",
+    );
     assert!(
         capped.windows > whole.windows,
         "{} windows capped, {} not",

@@ -145,21 +145,12 @@ pub fn align(mode: Mode, query: &[u8], target: &[u8], scoring: &Scoring) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::align::{check_alignment, pair_fits};
+    use crate::align::{check_alignment, pair_fits, test_scoring as scoring};
     use crate::alphabet::encode_all;
     use crate::error::Error;
-    use crate::matrix::ScoreMatrix;
     use crate::reference::score;
-    use crate::scoring::GapPenalty;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
-
-    fn scoring(matrix: &str, open: i32, extend: i32) -> Scoring {
-        Scoring {
-            matrix: ScoreMatrix::by_name(matrix).unwrap(),
-            gaps: GapPenalty::new(open, extend).unwrap(),
-        }
-    }
 
     #[test]
     fn traceback_durbin_local_and_global() {

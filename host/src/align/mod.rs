@@ -200,3 +200,13 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
         seconds: started.elapsed().as_secs_f64(),
     })
 }
+
+/// Scoring by the built-in `matrix` with `open`/`extend`, for the runners'
+/// unit tests.
+#[cfg(test)]
+fn test_scoring(matrix: &str, open: i32, extend: i32) -> Scoring {
+    Scoring {
+        matrix: crate::matrix::ScoreMatrix::by_name(matrix).unwrap(),
+        gaps: crate::scoring::GapPenalty::new(open, extend).unwrap(),
+    }
+}

@@ -411,14 +411,7 @@ pub fn align_beyond_limits<S: AsRef<[u8]> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoring::GapPenalty;
-
-    fn scoring(matrix: &str, open: i32, extend: i32) -> Scoring {
-        Scoring {
-            matrix: ScoreMatrix::by_name(matrix).unwrap(),
-            gaps: GapPenalty::new(open, extend).unwrap(),
-        }
-    }
+    use crate::align::test_scoring as scoring;
 
     #[test]
     fn traceback_windows_respect_the_budget_and_cover_every_pair() {

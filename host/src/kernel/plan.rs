@@ -311,6 +311,14 @@ mod tests {
 
     const HOPPER: Target = Target::Gpu { capability: (9, 0) };
 
+    /// `auto` with both of its stages whatever the database's size.
+    fn auto_both_stages() -> KernelChoice {
+        KernelChoice::Auto(AutoOptions {
+            min_sequences: 0,
+            ..AutoOptions::default()
+        })
+    }
+
     #[test]
     fn auto_runs_its_second_stage_alone_on_a_small_database() {
         let gaps = Gaps::new(11, 1);
@@ -332,10 +340,7 @@ mod tests {
         assert_eq!(big.kernels(), [Kernel::SimtI16x2, DEFAULT_AUTO_LONG]);
         assert_eq!(big.split(), Some(DEFAULT_AUTO_THRESHOLD));
         assert_eq!(big.notice(), None);
-        let always = KernelChoice::Auto(AutoOptions {
-            min_sequences: 0,
-            ..AutoOptions::default()
-        });
+        let always = auto_both_stages();
         assert_eq!(
             Plan::new(always, HOPPER, &database(0), gaps)
                 .kernels()
@@ -352,10 +357,7 @@ mod tests {
     #[test]
     fn the_first_stage_is_sixteen_bits_only_on_hopper_with_gaps_that_fit() {
         let db = database(10);
-        let always = KernelChoice::Auto(AutoOptions {
-            min_sequences: 0,
-            ..AutoOptions::default()
-        });
+        let always = auto_both_stages();
         let first = |target, gaps| Plan::new(always, target, &db, gaps).kernels()[0];
         assert_eq!(first(HOPPER, Gaps::new(11, 1)), Kernel::SimtI16x2);
         assert_eq!(first(HOPPER, Gaps::new(60_000, 1)), Kernel::Simt);
@@ -367,10 +369,7 @@ mod tests {
     #[test]
     fn auto_describes_its_stages() {
         let db = database(10);
-        let always = KernelChoice::Auto(AutoOptions {
-            min_sequences: 0,
-            ..AutoOptions::default()
-        });
+        let always = auto_both_stages();
         let ampere = Plan::new(
             always,
             Target::Gpu { capability: (8, 0) },
