@@ -30,7 +30,9 @@ fn runners() -> Vec<(String, Runner)> {
         .map(|info| {
             let kernel = info.kernel;
             let run: Runner = Box::new(move |c, q, m, g| {
-                kernel.run_emulated(c, &kernel.profile(q, m), g.kernel_gaps())
+                kernel
+                    .run_emulated(c, &kernel.profile(q, m), g.kernel_gaps())
+                    .expect("the kernel's own profile")
             });
             (info.symbol.to_string(), run)
         })
@@ -184,4 +186,77 @@ fn vector_kernels_score_beyond_16_bits() {
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     assert!(local_score(&long, &long, &matrix, GapPenalty::new(11, 1).unwrap()) > 32767);
     check(&long, &[long.clone(), long[..5000].to_vec()], (11, 1), 2);
+}
+
+/// The group kernel at the edge of 16 bits on sequences it aligns itself
+/// (at most `MAX_COLUMNS` residues): a matrix that scores W-W 100 takes a
+/// 326-residue all-W pair to 32,600 (kept) and a 327-residue one to 32,700
+/// (rescued in 32 bits), and a 1024-residue one far beyond; next to
+/// ordinary sequences in the same pair, in every configuration's width.
+#[test]
+fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
+    use gpu_kernels::group_i16x2::{CONFIGS, MAX_COLUMNS};
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    use host::kernel::Kernel;
+    use host::scoring::Scoring;
+    const W: u8 = 17;
+    let mut scores = *ScoreMatrix::by_name("blosum62").unwrap().scores();
+    scores[W as usize][W as usize] = 100;
+    let scoring = Scoring {
+        matrix: ScoreMatrix::from_scores("W100", scores),
+        gaps: GapPenalty::new(11, 1).unwrap(),
+    };
+    let kernel = Kernel::GroupI16x2;
+    let mut rng = StdRng::seed_from_u64(6);
+    for &(_, lanes, columns) in &CONFIGS {
+        let width = lanes * columns;
+        let mut seqs = vec![
+            vec![W; width.min(327)],
+            random_codes(&mut rng, width),
+            vec![W; width.min(326)],
+            vec![W; width],
+            mutate(&mut rng, &vec![W; width]),
+            vec![],
+            random_codes(&mut rng, width / 2),
+        ];
+        seqs.iter_mut().for_each(|s| s.truncate(MAX_COLUMNS));
+        let db = hay::database(seqs);
+        for query in [
+            vec![W; 327],
+            vec![W; 326],
+            vec![W; 2000],
+            random_codes(&mut rng, 50),
+        ] {
+            let want: Vec<i32> = (0..db.len())
+                .map(|i| local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect();
+            for threads in [1, 2, 3, 7] {
+                let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+                let limits = ChunkLimits {
+                    max_sequences: threads,
+                    max_bytes: usize::MAX,
+                };
+                let profile = kernel.profile(&query, &scoring.matrix);
+                let got: Vec<i32> = plan_chunks(&lengths, limits)
+                    .into_iter()
+                    .flat_map(|r| {
+                        kernel
+                            .run_emulated(
+                                &PackedChunk::pack(&db, r),
+                                &profile,
+                                scoring.gaps.kernel_gaps(),
+                            )
+                            .unwrap()
+                    })
+                    .collect();
+                assert_eq!(
+                    got,
+                    want,
+                    "width {width}, query length {}, {threads} a chunk",
+                    query.len()
+                );
+            }
+            assert!(want.iter().any(|&s| s > SCORE_LIMIT) || query.len() < 327 || width < 327);
+        }
+    }
 }

@@ -15,6 +15,9 @@
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
 //! * [`simt_i16x2`]: the same with 16-bit scores, two database sequences
 //!   per thread (DPX on Hopper), out-of-range scores rescued in 32 bits.
+//! * [`group_i16x2`]: CUDASW++ 4.0's mapping: a group of lanes per pair of
+//!   database sequences, residues in registers, the query streamed through
+//!   the group by shuffles, 16-bit scores (DPX on Hopper).
 //! * [`parallelogram`]: NESW's warp-per-pair anti-diagonal kernel.
 //! * [`traceback`]: gpu-pairAlign's fill and walk kernels (Blazewicz 2011) (one thread per pair,
 //!   alignments with traceback).
@@ -41,6 +44,7 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![deny(missing_docs)]
 
+pub mod group_i16x2;
 pub mod layout;
 pub mod parallelogram;
 pub mod partitioned;

@@ -166,13 +166,17 @@ unsafe extern "C" {
 }
 
 /// The GPU's vector: lane `v` is thread `v` of a `VL`-thread segment of a
-/// warp (`VL` is 16 or 32; blocks must be a multiple of 32 threads).
+/// warp (`VL` a power of two up to 32; blocks must be a multiple of 32
+/// threads). With `WHOLE_WARP`, the segments of a warp always run their
+/// vector operations together, so shuffles and votes name the whole warp
+/// (a constant membermask: no convergence code around them); without it
+/// each segment runs on its own.
 #[cfg(target_arch = "nvptx64")]
 #[derive(Clone, Copy, Debug)]
-pub struct WarpVector<const VL: usize>(i32);
+pub struct WarpVector<const VL: usize, const WHOLE_WARP: bool = false>(i32);
 
 #[cfg(target_arch = "nvptx64")]
-impl<const VL: usize> WarpVector<VL> {
+impl<const VL: usize, const WHOLE_WARP: bool> WarpVector<VL, WHOLE_WARP> {
     /// Lane of the calling thread in its warp.
     #[inline(always)]
     fn warp_lane() -> u32 {
@@ -182,7 +186,7 @@ impl<const VL: usize> WarpVector<VL> {
     /// The threads of the calling thread's segment (shuffle/vote membermask).
     #[inline(always)]
     fn mask() -> u32 {
-        if VL == 32 {
+        if VL == 32 || WHOLE_WARP {
             u32::MAX
         } else {
             ((1u32 << VL) - 1) << (Self::warp_lane() & !(VL as u32 - 1))
@@ -194,7 +198,7 @@ impl<const VL: usize> WarpVector<VL> {
 }
 
 #[cfg(target_arch = "nvptx64")]
-impl<const VL: usize> Vector for WarpVector<VL> {
+impl<const VL: usize, const WHOLE_WARP: bool> Vector for WarpVector<VL, WHOLE_WARP> {
     const VL: usize = VL;
     #[inline(always)]
     fn lane_ids() -> Self {

@@ -84,7 +84,7 @@ impl Engine for CpuEngine {
                     .iter()
                     .find(|(k, _)| *k == kernel)
                     .ok_or_else(|| Error::Internal(format!("no {kernel} profile")))?;
-                Ok(kernel.run_cpu(chunk, profile, gaps))
+                kernel.run_cpu(chunk, profile, gaps)
             })
             .collect::<Result<_>>()?;
         let mut scores = Vec::with_capacity(self.db.len());

@@ -103,7 +103,7 @@ impl Worker for CpuWorker {
         let mut scores = Vec::new();
         for k in unit.queries.clone() {
             let profile = Kernel::Simt.profile(query_of(round, k)?, &self.scoring.matrix);
-            scores.extend(Kernel::Simt.run_cpu(&chunk, &profile, gaps));
+            scores.extend(Kernel::Simt.run_cpu(&chunk, &profile, gaps)?);
         }
         Ok(scores)
     }

@@ -17,6 +17,7 @@
 //! its adapter here, a [`Kernel`] variant with its [`KERNELS`] line and its
 //! arm in [`Kernel::adapter`], a README row.
 
+pub mod group;
 pub mod inter_sequence;
 pub mod parallelogram;
 pub mod partitioned;
@@ -112,6 +113,11 @@ pub enum Kernel {
     /// NESW: one warp per database sequence sweeping anti-diagonals of
     /// 32-row parallelograms.
     Parallelogram(Handoff),
+    /// CUDASW++ 4.0's mapping: a group of lanes per pair of database
+    /// sequences (16-bit halves), their residues in registers, the query
+    /// streamed through the group; one configuration per chunk by its
+    /// longest sequence, `simt-i16x2` past the widest, rescued in 32 bits.
+    GroupI16x2,
 }
 
 /// One line of the catalogue: what `warpsw kernels` lists about a kernel.
@@ -200,6 +206,14 @@ pub const KERNELS: &[KernelInfo] = &[
         mapping: "as parallelogram, hand-off through shared memory (NESW Fig. 5 (d))",
         score_bits: 32,
     },
+    KernelInfo {
+        kernel: Kernel::GroupI16x2,
+        name: "group-i16x2",
+        symbol: "sw_group_i16x2_g16_r16",
+        paper: "CUDASW++ 4.0 (Schmidt 2024): lane groups, residues in registers, query by shuffles, packed 16-bit scores",
+        mapping: "4-32 lanes per two database sequences (16-bit halves), 16-32 columns per lane, query streamed through the group; one configuration per chunk; overflow rescored in 32 bits",
+        score_bits: 16,
+    },
 ];
 
 /// What the host does with one kernel family: its profile, its run on the
@@ -211,18 +225,25 @@ pub(crate) trait Adapter: Sync {
     fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32>;
 
     /// Scores of one chunk computed by the kernel's own source on the host,
-    /// its threads (or emulated warps) in turn, as one launch would.
-    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32>;
+    /// its threads (or emulated warps) in turn, as one launch would; an
+    /// internal error if `profile` is not this kernel's.
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>>;
 
     /// Scores of one chunk as the CPU engine computes them: the emulated
     /// kernel unless the family has a faster host form of the same work.
-    fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         self.run_emulated(chunk, profile, gaps)
     }
 
     /// Entry points the launch uses besides the catalogue's symbol.
     fn extra_symbols(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Dynamic shared memory per block entry point `symbol` uses (set as its
+    /// limit when the module is loaded: beyond 48 KiB it must be).
+    fn dynamic_shared_bytes(&self, _symbol: &str) -> usize {
+        0
     }
 
     /// Column scratch (pairs of i32) that launches for a query of
@@ -264,6 +285,7 @@ impl Kernel {
                 Handoff::Shuffles => &parallelogram::Parallelogram::SHUFFLES,
                 Handoff::SharedMemory => &parallelogram::Parallelogram::SHARED_MEMORY,
             },
+            Kernel::GroupI16x2 => &group::Group,
         }
     }
 
@@ -276,14 +298,19 @@ impl Kernel {
     /// computed by the kernel's source on the host, as one GPU launch would
     /// (thread-interleaved layouts, emulated warps): slow, for the tests and
     /// for comparing variants without a GPU.
-    pub fn run_emulated(self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    pub fn run_emulated(
+        self,
+        chunk: &PackedChunk,
+        profile: &[u32],
+        gaps: Gaps,
+    ) -> Result<Vec<i32>> {
         self.adapter().run_emulated(chunk, profile, gaps)
     }
 
     /// Scores of `chunk` as the CPU engine computes them with this kernel
     /// (for `simt`, its inter-sequence SIMD form; otherwise
     /// [`Kernel::run_emulated`]).
-    pub fn run_cpu(self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+    pub fn run_cpu(self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         self.adapter().run_cpu(chunk, profile, gaps)
     }
 
@@ -338,6 +365,7 @@ mod tests {
         for handoff in [Handoff::Shuffles, Handoff::SharedMemory] {
             all.push(Kernel::Parallelogram(handoff));
         }
+        all.push(Kernel::GroupI16x2);
         all
     }
 

@@ -35,8 +35,8 @@ impl Adapter for Parallelogram {
         sequential_profile(query, matrix)
     }
 
-    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-        run_parallelogram_chunk(chunk, profile, gaps, self.handoff)
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        Ok(run_parallelogram_chunk(chunk, profile, gaps, self.handoff))
     }
 
     fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {

@@ -27,8 +27,10 @@ impl<const VL: usize> Adapter for Partitioned<VL> {
         partitioned_profile(query, matrix, VL, ROWS_PER_LANE * VL)
     }
 
-    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-        run_partitioned_chunk::<HostVector<VL>, ROWS_PER_LANE>(chunk, profile, gaps)
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        Ok(run_partitioned_chunk::<HostVector<VL>, ROWS_PER_LANE>(
+            chunk, profile, gaps,
+        ))
     }
 
     fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {

@@ -35,22 +35,22 @@ impl Adapter for Simt {
         sequential_profile(query, matrix)
     }
 
-    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-        if self.packed_16 {
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        Ok(if self.packed_16 {
             run_simt_i16x2_chunk(chunk, profile, gaps)
         } else {
             run_simt_chunk(chunk, profile, gaps)
-        }
+        })
     }
 
     /// `simt` on the CPU is its inter-sequence SIMD form (SWIPE, Rognes
     /// 2011): the same work with sixteen threads in the lanes of a vector.
-    fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-        if self.packed_16 {
+    fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        Ok(if self.packed_16 {
             run_simt_i16x2_chunk(chunk, profile, gaps)
         } else {
             inter_sequence::score_chunk(chunk, profile, gaps)
-        }
+        })
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {

@@ -42,8 +42,12 @@ impl<const VL: usize> Adapter for Striped<VL> {
             .collect()
     }
 
-    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-        run_striped_chunk::<HostVector<VL>>(chunk, bytemuck::cast_slice(profile), gaps)
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        Ok(run_striped_chunk::<HostVector<VL>>(
+            chunk,
+            bytemuck::cast_slice(profile),
+            gaps,
+        ))
     }
 
     fn scratch_pairs(&self, query_len: usize, threads: usize, sm_count: usize) -> usize {

@@ -93,6 +93,11 @@ impl<'a> ChunkLaunch<'a> {
         self.chunk.words_per_sequence
     }
 
+    /// Residues of the chunk's longest sequence.
+    pub fn longest(&self) -> usize {
+        self.chunk.longest
+    }
+
     /// Words of the query profile.
     pub fn profile_words(&self) -> usize {
         self.profile.len()

@@ -149,11 +149,22 @@ impl GpuEngineBuilder {
             EngineStream::Default => ctx.default_stream(),
         };
         let mut functions = HashMap::new();
-        for symbol in KERNELS.iter().flat_map(|k| k.kernel.symbols()) {
-            let function = module
-                .load_function(symbol)
-                .map_err(stage("loading a kernel"))?;
-            functions.insert(symbol, function);
+        for info in KERNELS {
+            for symbol in info.kernel.symbols() {
+                let shared = info.kernel.adapter().dynamic_shared_bytes(symbol);
+                let function = module
+                    .load_function(symbol)
+                    .map_err(stage("loading a kernel"))?;
+                if shared > 0 {
+                    function
+                        .set_attribute(
+                            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            shared as i32,
+                        )
+                        .map_err(stage("setting a kernel's shared memory"))?;
+                }
+                functions.insert(symbol, function);
+            }
         }
         let sm_count = ctx
             .attribute(
