@@ -279,7 +279,7 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
     // hands its last column's H and E on.
     let mut step = |t: usize| {
         let next = if t < m {
-            if t % 4 == 0 {
+            if t.is_multiple_of(4) {
                 query_word = *p.query.add(t / 4);
             }
             code_byte(query_word, (t % 4) as u32) as i32

@@ -230,28 +230,36 @@ pub fn plan_chunks(sorted_lengths: &[usize], limits: ChunkLimits) -> Vec<Range<u
     chunks
 }
 
-/// [`plan_chunks`], with no chunk holding sequences on both sides of
-/// `threshold` residues (for the two-stage `auto` kernel).
+/// [`plan_chunks`], with no chunk holding sequences on both sides of any of
+/// `thresholds` residues (for `auto`'s two stages, and for kernels that run
+/// one configuration per chunk by its longest sequence).
 ///
 /// ```
 /// use host::db::{plan_chunks_split, ChunkLimits};
 /// let limits = ChunkLimits { max_sequences: 10, max_bytes: usize::MAX };
-/// assert_eq!(plan_chunks_split(&[9, 7, 7, 3, 1], limits, 5), vec![0..3, 3..5]);
+/// assert_eq!(plan_chunks_split(&[9, 7, 7, 3, 1], limits, &[5]), vec![0..3, 3..5]);
+/// assert_eq!(plan_chunks_split(&[9, 7, 7, 3, 1], limits, &[2, 8]), vec![0..1, 1..4, 4..5]);
 /// ```
 pub fn plan_chunks_split(
     sorted_lengths: &[usize],
     limits: ChunkLimits,
-    threshold: usize,
+    thresholds: &[usize],
 ) -> Vec<Range<usize>> {
-    let long = sorted_lengths.partition_point(|&len| len > threshold);
-    let shift = |r: Range<usize>| r.start + long..r.end + long;
-    let mut plan = plan_chunks(&sorted_lengths[..long], limits);
-    plan.extend(
-        plan_chunks(&sorted_lengths[long..], limits)
-            .into_iter()
-            .map(shift),
-    );
-    plan
+    let mut bounds: Vec<usize> = thresholds
+        .iter()
+        .map(|&t| sorted_lengths.partition_point(|&len| len > t))
+        .chain([0, sorted_lengths.len()])
+        .collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
+        .windows(2)
+        .flat_map(|w| {
+            plan_chunks(&sorted_lengths[w[0]..w[1]], limits)
+                .into_iter()
+                .map(move |r| r.start + w[0]..r.end + w[0])
+        })
+        .collect()
 }
 
 /// Groups consecutive chunks, whose sizes are `bytes`, into parts of at

@@ -10,7 +10,6 @@
 //! words that keep what follows 16-byte aligned), the sequential profile
 //! (for the rescue and the fallbacks), the pair table and the query's codes.
 
-use cudarc::driver::PushKernelArg;
 use gpu_kernels::group_i16x2::{CONFIGS, GroupParams, PAIR_CODES, SHARED_BYTES, TABLE_WORDS};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
 use gpu_kernels::recurrence::Gaps;
@@ -18,7 +17,7 @@ use gpu_kernels::simt_i16x2;
 use gpu_kernels::vector::HostVector;
 
 use super::Adapter;
-use super::simt::{RESCUE_SYMBOL, with_chunk_params};
+use super::simt::{RESCUE_SYMBOL, SimtArgs, with_chunk_params};
 use crate::db::PackedChunk;
 use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, one_thread_each, vector_grid};
 use crate::error::{Error, Result};
@@ -179,29 +178,17 @@ impl Adapter for Group {
                 && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
         )?;
         let gaps = l.gaps();
-        let ptrs = l.pointers(WorkBuffer::Rows)?;
-        let sequential = ptrs.profile + 4 * HEADER_WORDS as u64;
-        let simt_launch = |symbol: &str, threads_launched: usize| -> Result<()> {
-            let (query_words, sequences) = (query_words as u32, threads as u32);
-            let mut launch = l.builder(symbol)?;
-            launch
-                .arg(&sequential)
-                .arg(&ptrs.residues)
-                .arg(&ptrs.lengths)
-                .arg(&ptrs.buffer)
-                .arg(&ptrs.scores)
-                .arg(&query_words)
-                .arg(&sequences)
-                .arg(&gaps.first)
-                .arg(&gaps.extend);
-            // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` and its
-            // rescue, checked above as in the `simt` adapter: the sequential
-            // profile part has NUM_CODES * query_words words (whole strips),
-            // the chunk's buffers and the row buffer their sizes; launches
-            // run in stream order.
-            unsafe { launch.launch(one_thread_each(threads_launched)) }
-                .map(drop)
-                .map_err(l.error("running the kernel"))
+        let profile = l.pointers(WorkBuffer::Rows)?.profile;
+        let sequential = profile + 4 * HEADER_WORDS as u64;
+        let simt = SimtArgs::new(l, Some(sequential), query_words, threads)?;
+        // SAFETY (the SIMT launches below): the duties of `sw_simt_i32`,
+        // `sw_simt_i16x2` and its rescue, checked above as in the `simt`
+        // adapter: the sequential part of the profile has NUM_CODES *
+        // query_words words (whole strips), the chunk's buffers and the row
+        // buffer their sizes; launches run in stream order, so the rescue
+        // reads the scores the 16-bit launch wrote.
+        let simt_launch = |symbol: &str, threads: usize| unsafe {
+            simt.launch(l, symbol, one_thread_each(threads))
         };
         if !simt_i16x2::gaps_fit(gaps) {
             return simt_launch("sw_simt_i32", threads);
@@ -211,6 +198,7 @@ impl Adapter for Group {
             return simt_launch(RESCUE_SYMBOL, threads);
         };
         let (symbol, lanes, _) = CONFIGS[config];
+        let ptrs = l.pointers(WorkBuffer::Rows)?;
         let table = sequential + 4 * sequential_words as u64;
         let params = GroupParams {
             table: table as *const u32,
@@ -222,22 +210,15 @@ impl Adapter for Group {
             threads: threads as u32,
             gaps,
         };
-        let mut launch = l.builder(symbol)?;
-        launch.arg(&params);
+        let grid = vector_grid(threads.div_ceil(2) * lanes, SHARED_BYTES as u32);
         // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, every
         // sequence of the chunk fits the configuration's width
         // (`config_for`), the profile holds the table and the query's codes
         // where `params` points (size checked above), blocks of whole warps
-        // with the table's shared memory (the attribute set when the module
-        // was loaded), a group for every pair.
-        unsafe {
-            launch.launch(vector_grid(
-                threads.div_ceil(2) * lanes,
-                SHARED_BYTES as u32,
-            ))
-        }
-        .map(drop)
-        .map_err(l.error("running the group kernel"))?;
+        // with the table's shared memory (the limit set when the module was
+        // loaded), a group for every pair.
+        unsafe { l.launch_params(symbol, &params, grid, "running the group kernel")? };
+        drop(ptrs);
         simt_launch(RESCUE_SYMBOL, threads)
     }
 }

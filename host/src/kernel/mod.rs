@@ -314,6 +314,20 @@ impl Kernel {
         self.adapter().run_cpu(chunk, profile, gaps)
     }
 
+    /// The widest sequence of each of the kernel's per-chunk configurations
+    /// (narrowest first): chunk plans split there, so that every chunk runs
+    /// the narrowest configuration that fits it. Empty for kernels with one
+    /// configuration.
+    pub fn chunk_widths(self) -> Vec<usize> {
+        match self {
+            Kernel::GroupI16x2 => gpu_kernels::group_i16x2::CONFIGS
+                .iter()
+                .map(|&(_, lanes, columns)| lanes * columns)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Every PTX entry point a launch of this kernel uses.
     pub fn symbols(self) -> Vec<&'static str> {
         std::iter::once(self.info().symbol)

@@ -2,16 +2,15 @@
 //! `gpu_kernels::parallelogram`): one warp per database sequence, lane =
 //! query row; the sequential profile and SIMT's parameter block.
 
-use cudarc::driver::PushKernelArg;
 use gpu_kernels::layout::NUM_CODES;
 use gpu_kernels::parallelogram;
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::vector::HostVector;
 
-use super::simt::with_chunk_params;
+use super::simt::{SimtArgs, with_chunk_params};
 use super::{Adapter, Handoff};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, VECTOR_BLOCK, WorkBuffer, vector_grid};
+use crate::engine::gpu::launch::{ChunkLaunch, VECTOR_BLOCK, vector_grid};
 use crate::error::Result;
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
@@ -47,36 +46,25 @@ impl Adapter for Parallelogram {
                 && query_words.is_multiple_of(gpu_kernels::simt::STRIP / 4)
                 && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
         )?;
-        let gaps = l.gaps();
-        let ptrs = l.pointers(WorkBuffer::Rows)?;
-        let (symbol, shared_memory) = match self.handoff {
-            Handoff::Shuffles => ("sw_parallelogram_shfl", 0),
+        let shared_memory = match self.handoff {
+            Handoff::Shuffles => 0,
             // Slots for every warp of the block.
-            Handoff::SharedMemory => (
-                "sw_parallelogram_smem",
-                VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP,
-            ),
+            Handoff::SharedMemory => {
+                VECTOR_BLOCK as usize / 32 * parallelogram::SMEM_BYTES_PER_WARP
+            }
         };
-        let (query_words, sequences) = (query_words as u32, threads as u32);
-        let mut launch = l.builder(symbol)?;
-        // The fields of `SimtParams`, in its order.
-        launch
-            .arg(&ptrs.profile)
-            .arg(&ptrs.residues)
-            .arg(&ptrs.lengths)
-            .arg(&ptrs.buffer)
-            .arg(&ptrs.scores)
-            .arg(&query_words)
-            .arg(&sequences)
-            .arg(&gaps.first)
-            .arg(&gaps.extend);
+        let args = SimtArgs::new(l, None, query_words, threads)?;
         // SAFETY: `sw_parallelogram_*`'s duties are checked above and by the
         // configuration: one warp per sequence in blocks of whole warps,
         // shared memory for every warp of the block for `_smem`; the buffers
         // have the sizes the chunk requires; launches run in stream order.
-        unsafe { launch.launch(vector_grid(threads * 32, shared_memory as u32)) }
-            .map(drop)
-            .map_err(l.error("running the kernel"))
+        unsafe {
+            args.launch(
+                l,
+                l.symbol(),
+                vector_grid(threads * 32, shared_memory as u32),
+            )
+        }
     }
 }
 

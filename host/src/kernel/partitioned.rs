@@ -3,7 +3,6 @@
 //! the query in partitions of `16 * VL` rows whose column state stays in
 //! registers; the packed partitioned profile.
 
-use cudarc::driver::PushKernelArg;
 use gpu_kernels::layout::{NUM_CODES, PartitionedParams};
 use gpu_kernels::partitioned;
 use gpu_kernels::recurrence::Gaps;
@@ -54,20 +53,18 @@ impl<const VL: usize> Adapter for Partitioned<VL> {
             threads: threads as u32,
             gaps: l.gaps(),
         };
-        let symbol = if VL == 16 {
-            "sw_partitioned_vl16_pl256"
-        } else {
-            "sw_partitioned_vl32_pl512"
-        };
-        let mut launch = l.builder(symbol)?;
-        launch.arg(&params);
         // SAFETY: `sw_partitioned_*`'s duties are checked above: profile
         // packed for this VL/PL, row buffer, residues, lengths and scores
         // sized by the chunk; block size a multiple of 32, one vector per
         // sequence; launches run in stream order (row buffer not shared).
-        unsafe { launch.launch(vector_grid(threads * VL, 0)) }
-            .map(drop)
-            .map_err(l.error("running the partitioned kernel"))
+        unsafe {
+            l.launch_params(
+                l.symbol(),
+                &params,
+                vector_grid(threads * VL, 0),
+                "running the partitioned kernel",
+            )
+        }
     }
 }
 

@@ -192,12 +192,20 @@ impl Plan {
         self.notice.as_deref()
     }
 
-    /// The length at which chunk plans are split (`auto`'s threshold): no
-    /// chunk mixes the two stages.
-    pub fn split(&self) -> Option<usize> {
+    /// The lengths at which chunk plans are split: no chunk mixes `auto`'s
+    /// two stages, nor two of a kernel's per-chunk configurations
+    /// ([`Kernel::chunk_widths`]).
+    pub fn splits(&self) -> Vec<usize> {
         match self.stages {
-            Stages::One(_) => None,
-            Stages::Two { threshold, .. } => Some(threshold),
+            Stages::One(kernel) => kernel.chunk_widths(),
+            Stages::Two {
+                short, threshold, ..
+            } => short
+                .chunk_widths()
+                .into_iter()
+                .filter(|&w| w < threshold)
+                .chain([threshold])
+                .collect(),
         }
     }
 
@@ -338,7 +346,7 @@ mod tests {
             gaps,
         );
         assert_eq!(big.kernels(), [Kernel::SimtI16x2, DEFAULT_AUTO_LONG]);
-        assert_eq!(big.split(), Some(DEFAULT_AUTO_THRESHOLD));
+        assert_eq!(big.splits(), [DEFAULT_AUTO_THRESHOLD]);
         assert_eq!(big.notice(), None);
         let always = auto_both_stages();
         assert_eq!(

@@ -11,7 +11,9 @@ use gpu_kernels::{simt, simt_i16x2};
 
 use super::{Adapter, inter_sequence};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, one_thread_each};
+use cudarc::driver::LaunchConfig;
+
+use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, one_thread_each};
 use crate::error::Result;
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
@@ -69,42 +71,88 @@ impl Adapter for Simt {
                 && query_words.is_multiple_of(simt::STRIP / 4)
                 && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
         )?;
-        let gaps = l.gaps();
-        let ptrs = l.pointers(WorkBuffer::Rows)?;
-        let (query_words, sequences) = (query_words as u32, threads as u32);
-        let launch = |symbol: &str, threads: usize| -> Result<()> {
-            let mut launch = l.builder(symbol)?;
-            // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
-            launch
-                .arg(&ptrs.profile)
-                .arg(&ptrs.residues)
-                .arg(&ptrs.lengths)
-                .arg(&ptrs.buffer)
-                .arg(&ptrs.scores)
-                .arg(&query_words)
-                .arg(&sequences)
-                .arg(&gaps.first)
-                .arg(&gaps.extend);
-            // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` and its
-            // rescue are checked above and by the configuration (one thread
-            // per sequence, or per two sequences with gaps that fit 16
-            // bits): the profile has NUM_CODES * query_words words (a whole
-            // number of strips); residues, lengths, row buffer and scores
-            // have the sizes the chunk's thread count and width require;
-            // launches run in stream order, so the shared row buffer is never
-            // used by two launches at once and the rescue reads the scores
-            // the 16-bit kernel wrote.
-            unsafe { launch.launch(one_thread_each(threads)) }
-                .map(drop)
-                .map_err(l.error("running the kernel"))
+        let args = SimtArgs::new(l, None, query_words, threads)?;
+        // SAFETY (for each launch below): the duties of `sw_simt_i32`,
+        // `sw_simt_i16x2` and its rescue are checked above and by the
+        // configuration (one thread per sequence, or per two sequences with
+        // gaps that fit 16 bits): the profile has NUM_CODES * query_words
+        // words (a whole number of strips); residues, lengths, row buffer
+        // and scores have the sizes the chunk's thread count and width
+        // require; launches run in stream order, so the shared row buffer is
+        // never used by two launches at once and the rescue reads the scores
+        // the 16-bit kernel wrote.
+        let launch = |symbol: &str, threads: usize| unsafe {
+            args.launch(l, symbol, one_thread_each(threads))
         };
         // Gap penalties beyond 16 bits' range: the same profile, in 32 bits.
-        if self.packed_16 && simt_i16x2::gaps_fit(gaps) {
+        if self.packed_16 && simt_i16x2::gaps_fit(l.gaps()) {
             launch("sw_simt_i16x2", threads.div_ceil(2))?;
             launch(RESCUE_SYMBOL, threads)
         } else {
             launch("sw_simt_i32", threads)
         }
+    }
+}
+
+/// The arguments of an entry point that takes [`SimtParams`]' fields
+/// (`sw_simt_*`, `sw_parallelogram_*`): the chunk's buffers, the row buffer,
+/// a sequential profile of `query_words` words per residue row.
+pub(crate) struct SimtArgs<'a> {
+    /// The chunk's buffers (their guards record the launches on the stream
+    /// when the arguments are dropped, after the last launch).
+    ptrs: ChunkPointers<'a>,
+    profile: u64,
+    query_words: u32,
+    sequences: u32,
+    gaps: Gaps,
+}
+
+impl<'a> SimtArgs<'a> {
+    /// The arguments of a launch on `l`'s chunk, the sequential profile at
+    /// `profile` (`None`: the start of `l`'s profile).
+    pub(crate) fn new(
+        l: &ChunkLaunch<'a>,
+        profile: Option<u64>,
+        query_words: usize,
+        sequences: usize,
+    ) -> Result<SimtArgs<'a>> {
+        let ptrs = l.pointers(WorkBuffer::Rows)?;
+        Ok(SimtArgs {
+            profile: profile.unwrap_or(ptrs.profile),
+            ptrs,
+            query_words: query_words as u32,
+            sequences: sequences as u32,
+            gaps: l.gaps(),
+        })
+    }
+
+    /// Queues `symbol` with these arguments in `config`.
+    ///
+    /// # Safety
+    /// The entry point's `# Safety` duties hold for these buffers and
+    /// `config`.
+    pub(crate) unsafe fn launch(
+        &self,
+        l: &ChunkLaunch<'_>,
+        symbol: &str,
+        config: LaunchConfig,
+    ) -> Result<()> {
+        let mut launch = l.builder(symbol)?;
+        // The fields of `SimtParams`, in its order (see `sw_simt_i32`).
+        launch
+            .arg(&self.profile)
+            .arg(&self.ptrs.residues)
+            .arg(&self.ptrs.lengths)
+            .arg(&self.ptrs.buffer)
+            .arg(&self.ptrs.scores)
+            .arg(&self.query_words)
+            .arg(&self.sequences)
+            .arg(&self.gaps.first)
+            .arg(&self.gaps.extend);
+        launch
+            .launch(config)
+            .map(drop)
+            .map_err(l.error("running the kernel"))
     }
 }
 

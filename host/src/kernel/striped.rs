@@ -3,7 +3,6 @@
 //! `VL`-lane vectors, one database sequence at a time each, the striped
 //! profile, the column in a global-memory scratch.
 
-use cudarc::driver::PushKernelArg;
 use gpu_kernels::layout::{NUM_CODES, StripedParams, striped_segments};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::striped;
@@ -75,21 +74,19 @@ impl<const VL: usize> Adapter for Striped<VL> {
             vectors: vectors as u32,
             gaps: l.gaps(),
         };
-        let symbol = if VL == 16 {
-            "sw_striped_vl16"
-        } else {
-            "sw_striped_vl32"
-        };
-        let mut launch = l.builder(symbol)?;
-        launch.arg(&params);
         // SAFETY: `sw_striped_vl*`'s duties are checked above: profile
         // striped for this VL, scratch for `vectors` vectors, residues,
         // lengths and scores sized by the chunk; the block size is a multiple
         // of 32 and the grid covers `vectors` vectors; launches run in stream
         // order, so the scratch is never shared by two launches.
-        unsafe { launch.launch(vector_grid(vectors * VL, 0)) }
-            .map(drop)
-            .map_err(l.error("running the striped kernel"))
+        unsafe {
+            l.launch_params(
+                l.symbol(),
+                &params,
+                vector_grid(vectors * VL, 0),
+                "running the striped kernel",
+            )
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchArgs, LaunchConfig,
-    SyncOnDrop,
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, LaunchArgs,
+    LaunchConfig, PushKernelArg, SyncOnDrop,
 };
 use gpu_kernels::recurrence::Gaps;
 
@@ -41,6 +41,8 @@ pub(crate) type Functions = HashMap<&'static str, CudaFunction>;
 
 /// One launch on one chunk, as an adapter sees it.
 pub struct ChunkLaunch<'a> {
+    /// The kernel's catalogue symbol (its main entry point).
+    pub(crate) symbol: &'static str,
     pub(crate) device: &'a DeviceInfo,
     pub(crate) stream: &'a Arc<CudaStream>,
     pub(crate) functions: &'a Functions,
@@ -83,6 +85,11 @@ pub struct ChunkPointers<'a> {
 }
 
 impl<'a> ChunkLaunch<'a> {
+    /// The kernel's main entry point (its `KERNELS` symbol).
+    pub fn symbol(&self) -> &'static str {
+        self.symbol
+    }
+
     /// Sequences in the chunk.
     pub fn sequences(&self) -> usize {
         self.chunk.range.len()
@@ -180,6 +187,23 @@ impl<'a> ChunkLaunch<'a> {
             .get(symbol)
             .ok_or_else(|| Error::Internal(format!("entry point {symbol} is not loaded")))?;
         Ok(self.stream.launch_builder(function))
+    }
+
+    /// Queues entry point `symbol` with one argument, its parameter block
+    /// `params`, in `config`; a driver error names `stage`.
+    ///
+    /// # Safety
+    /// `params` and `config` meet the entry point's `# Safety` duties.
+    pub unsafe fn launch_params<P: DeviceRepr>(
+        &self,
+        symbol: &str,
+        params: &P,
+        config: LaunchConfig,
+        stage: &'static str,
+    ) -> Result<()> {
+        let mut launch = self.builder(symbol)?;
+        launch.arg(params);
+        launch.launch(config).map(drop).map_err(self.error(stage))
     }
 
     /// A driver error of this launch at `stage`.

@@ -14,7 +14,7 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
 use super::launch::{ChunkLaunch, DeviceChunk, Functions};
-use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks, plan_chunks_split};
+use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::kernel::{KERNELS, Kernel, Plan};
@@ -44,10 +44,7 @@ pub struct KernelResources {
 /// two stages, each stage gets chunks of its own sequences only.
 pub fn plan_for(plan: &Plan, db: &Database, limits: ChunkLimits) -> Vec<Range<usize>> {
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-    match plan.split() {
-        Some(threshold) => plan_chunks_split(&lengths, limits, threshold),
-        None => plan_chunks(&lengths, limits),
-    }
+    plan_chunks_split(&lengths, limits, &plan.splits())
 }
 
 /// A query's profile on the device, for one kernel.
@@ -374,6 +371,7 @@ impl GpuEngine {
             .find(|q| q.kernel == kernel)
             .ok_or_else(|| Error::Internal(format!("no {kernel} profile loaded")))?;
         let launch = ChunkLaunch {
+            symbol: kernel.info().symbol,
             device: &self.info,
             stream: &self.stream,
             functions: &self.functions,
