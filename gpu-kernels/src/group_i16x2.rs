@@ -178,19 +178,29 @@ impl<const R: usize> Lane<R> {
     ) -> (i16x2, i16x2) {
         let mut diag = self.left_h_above;
         self.left_h_above = left_h;
-        let mut h_left = left_h;
+        // E along the row is the only chain from column to column; it needs
+        // the left cell's H only through `H - first`, and there
+        // `max(E - extend, H - first) = max(E - extend, X - first)` with
+        // `X = max(diag + sub, F, 0)` (H is the larger of X and E, and
+        // `E - first <= E - extend`). So each column's X is computed off
+        // the chain, which is one add-max per column (SWIPE's and Farrar's
+        // lazy use of the same identity).
+        let mut x_left = left_h;
         let mut e = left_e;
+        let mut h_last = left_h;
         for k in 0..R {
             let sub = pair(*table_row.add(self.codes[k] as usize) as i32);
-            e = g.gap(e, h_left);
             self.f[k] = g.gap(self.f[k], self.h[k]);
-            let cell = local_h(diag, sub, e, self.f[k]);
+            let x = local_h(diag, sub, self.f[k], i16x2::splat(0));
+            e = g.gap(e, x_left);
+            let cell = x.max_score(e);
+            x_left = x;
             diag = self.h[k];
             self.h[k] = cell;
-            h_left = cell;
+            h_last = cell;
             self.best = self.best.max_score(cell);
         }
-        (h_left, e)
+        (h_last, e)
     }
 }
 
