@@ -232,8 +232,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let residues = u128::from(db.total_residues());
     let total_cells = queries.iter().map(|q| q.codes.len() as u128).sum::<u128>() * residues;
     let bar = CellProgress::new(total_cells, "", args.quiet);
-    // Cells done so far: per query today; an engine that reports finer
-    // steps calls this as it goes.
+    // Cells done so far, as the engine reports them: per chunk on one GPU
+    // or the CPU, so that one long query moves the bar too.
     let progress = |cells: u128| bar.advance(cells);
 
     let started = Instant::now();
@@ -252,7 +252,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             || {
                 next.map(|batch| {
                     let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-                    engine.score_batch(&codes)
+                    engine.score_batch_reporting(&codes, &|cells| progress(u128::from(cells)))
                 })
             },
             || {
@@ -294,9 +294,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                 }
                 hits_out.query(&mut out, hits).map_err(written)?;
                 out.checkpoint().map_err(written)?;
-                let query_cells = q.codes.len() as u128 * residues;
-                cells += query_cells;
-                progress(query_cells);
+                cells += q.codes.len() as u128 * residues;
                 finished += 1;
             }
         }

@@ -127,3 +127,31 @@ fn auto_parses_with_its_defaults() {
         KernelChoice::One(host::kernel::plan::DEFAULT_AUTO_LONG)
     );
 }
+
+/// One query moves a progress bar chunk by chunk: the CPU engine reports
+/// each chunk's cells as it is done, and the reports add up to the query's
+/// cells (issue: a single long query's bar stood still until it ended).
+#[test]
+fn cpu_engine_reports_progress_per_chunk() {
+    use std::sync::Mutex;
+    let mut rng = hay::rng(31);
+    let db = Arc::new(hay::database(hay::skewed_sequences(
+        &mut rng, 300, 900, true,
+    )));
+    let scoring = hay::blosum62(11, 1);
+    let query = hay::random_codes(&mut rng, 250, false);
+    let plan = host::kernel::Plan::one(host::kernel::Kernel::Simt);
+    let mut engine = CpuEngine::new(db.clone(), scoring, plan);
+    let reports = Mutex::new(Vec::new());
+    let got = engine
+        .score_batch_reporting(&[&query], &|cells| reports.lock().unwrap().push(cells))
+        .unwrap();
+    assert_eq!(got, vec![engine.score_all(&query).unwrap()]);
+    let reports = reports.into_inner().unwrap();
+    assert!(reports.len() > 1, "{} reports", reports.len());
+    assert_eq!(
+        reports.iter().sum::<u64>(),
+        query.len() as u64 * db.total_residues()
+    );
+    assert_eq!(engine.database_residues(), db.total_residues());
+}

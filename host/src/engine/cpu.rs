@@ -66,7 +66,29 @@ impl Engine for CpuEngine {
         }
     }
 
+    fn database_residues(&self) -> u64 {
+        self.db.total_residues()
+    }
+
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+        self.score_reporting(query, &|_| ())
+    }
+
+    fn score_batch_reporting(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        queries
+            .iter()
+            .map(|q| self.score_reporting(q, progress))
+            .collect()
+    }
+}
+
+impl CpuEngine {
+    /// Scores `query`, telling `progress` each chunk's cells once it is done.
+    fn score_reporting(&self, query: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<i32>> {
         let gaps = self.scoring.gaps.kernel_gaps();
         let kernels = self.plan.kernels_for_query(query.len());
         let profiles: Vec<(Kernel, Vec<u32>)> = kernels
@@ -84,7 +106,10 @@ impl Engine for CpuEngine {
                     .iter()
                     .find(|(k, _)| *k == kernel)
                     .ok_or_else(|| Error::Internal(format!("no {kernel} profile")))?;
-                kernel.run_cpu(chunk, profile, gaps)
+                let scores = kernel.run_cpu(chunk, profile, gaps)?;
+                let residues: u64 = chunk.lengths.iter().map(|&n| u64::from(n)).sum();
+                progress(query.len() as u64 * residues);
+                Ok(scores)
             })
             .collect::<Result<_>>()?;
         let mut scores = Vec::with_capacity(self.db.len());

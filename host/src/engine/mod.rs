@@ -43,6 +43,24 @@ pub trait Engine: Send {
         queries.iter().map(|q| self.score_all(q)).collect()
     }
 
+    /// [`Engine::score_batch`], telling `progress` the cells (query
+    /// residues × database residues) it has scored as it goes: per chunk on
+    /// one GPU or the CPU, so that a long query moves a progress bar; other
+    /// engines tell it per batch. The calls add up to the batch's cells.
+    fn score_batch_reporting(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let scores = self.score_batch(queries)?;
+        progress(batch_cells(queries, self.database_residues()));
+        Ok(scores)
+    }
+
+    /// Residues of the database the engine searches (for
+    /// [`Engine::score_batch_reporting`]'s cells).
+    fn database_residues(&self) -> u64;
+
     /// Registers and local memory per thread of the engine's kernel, as the
     /// GPU driver reports them (`None` on the CPU).
     fn kernel_resources(&self) -> Result<Option<gpu::KernelResources>> {
@@ -54,6 +72,11 @@ pub trait Engine: Send {
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()
     }
+}
+
+/// The cells of `queries` against `residues` database residues.
+pub fn batch_cells(queries: &[&[u8]], residues: u64) -> u64 {
+    queries.iter().map(|q| q.len() as u64 * residues).sum()
 }
 
 /// Where a search runs.

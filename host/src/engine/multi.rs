@@ -223,6 +223,10 @@ impl<W: Worker> Engine for MultiEngine<W> {
         self.batch_len
     }
 
+    fn database_residues(&self) -> u64 {
+        self.chunks.iter().map(|chunk| chunk.cost).sum()
+    }
+
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
         if queries.is_empty() {
             return Ok(Vec::new());

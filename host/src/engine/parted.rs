@@ -116,6 +116,7 @@ pub struct PartedGpuEngine {
     ordinal: usize,
     parts: Vec<Part>,
     sequences: usize,
+    residues: u64,
     scoring: Scoring,
     plan: Plan,
 }
@@ -133,6 +134,7 @@ impl PartedGpuEngine {
             ordinal,
             parts: plan_parts(db, &plan, budget),
             sequences: db.len(),
+            residues: db.total_residues(),
             scoring,
             plan,
         }
@@ -158,6 +160,10 @@ impl Engine for PartedGpuEngine {
 
     fn batch_len(&self) -> usize {
         batch_len_for(self.sequences)
+    }
+
+    fn database_residues(&self) -> u64 {
+        self.residues
     }
 
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {

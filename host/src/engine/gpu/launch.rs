@@ -31,6 +31,8 @@ pub(crate) struct DeviceChunk {
     pub range: Range<usize>,
     /// Residues of the chunk's longest sequence.
     pub longest: usize,
+    /// Residues of all its sequences (its share of a query's cells).
+    pub residue_count: u64,
     pub words_per_sequence: usize,
     pub residues: CudaSlice<u32>,
     pub lengths: CudaSlice<u32>,

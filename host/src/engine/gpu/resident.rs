@@ -201,6 +201,7 @@ impl GpuEngineBuilder {
             chunks.push(DeviceChunk {
                 range: packed.range.clone(),
                 longest: packed.longest(),
+                residue_count: packed.lengths.iter().map(|&n| u64::from(n)).sum(),
                 words_per_sequence: packed.words_per_sequence,
                 residues: stream
                     .clone_htod(match packed.words.is_empty() {
@@ -433,5 +434,29 @@ impl Engine for GpuEngine {
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
         self.launch_all(query)?;
         self.read_scores()
+    }
+
+    fn database_residues(&self) -> u64 {
+        self.chunks.iter().map(|c| c.residue_count).sum()
+    }
+
+    /// Every chunk's launch is queued at once; the scores are read back
+    /// chunk by chunk, in launch order, each telling `progress` its cells.
+    fn score_batch_reporting(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let mut all = Vec::with_capacity(queries.len());
+        for query in queries {
+            self.launch_all(query)?;
+            let mut scores = Vec::with_capacity(self.positions.len());
+            for k in 0..self.chunks.len() {
+                scores.extend(self.chunk_scores(k)?);
+                progress(query.len() as u64 * self.chunks[k].residue_count);
+            }
+            all.push(scores);
+        }
+        Ok(all)
     }
 }
