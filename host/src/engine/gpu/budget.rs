@@ -58,11 +58,6 @@ impl MemoryCap {
 pub struct Budget(pub usize);
 
 impl Budget {
-    /// The free bytes.
-    pub fn bytes(self) -> usize {
-        self.0
-    }
-
     /// Whether `db` can stay resident: half of the memory at most, the rest
     /// for row buffers, profiles and scores.
     pub fn holds(self, db: &Database) -> bool {
