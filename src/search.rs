@@ -232,8 +232,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let residues = u128::from(db.total_residues());
     let total_cells = queries.iter().map(|q| q.codes.len() as u128).sum::<u128>() * residues;
     let bar = CellProgress::new(total_cells, "", args.quiet);
-    // Cells done so far, as the engine reports them: per chunk on the CPU,
-    // so that one long query moves the bar too; per batch on GPUs.
+    // Cells done so far, as the engine reports them: per chunk on one GPU
+    // or the CPU, so that one long query moves the bar too.
     let progress = |cells: u128| bar.advance(cells);
 
     let started = Instant::now();

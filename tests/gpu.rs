@@ -494,3 +494,34 @@ fn gpu_traceback_memory_cap_progress_and_entry_point() {
         assert_eq!(a, d.as_ref().unwrap(), "pair {k}");
     }
 }
+
+/// GPU 0 reads a query's scores back chunk by chunk, telling the progress
+/// callback each chunk's cells: the same scores as in one read, the cells
+/// adding up to the query's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_engine_reports_progress_per_chunk() {
+    use std::sync::Mutex;
+    let mut rng = hay::rng(107);
+    let db = hay::database(hay::skewed_sequences(&mut rng, 30_000, 2500, true));
+    let scoring = hay::blosum62(10, 1);
+    let queries: Vec<Vec<u8>> = [300, 0, 1200]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let mut engine = gpu0_engine(auto_both_stages(), &db, &scoring);
+    let want = engine.score_batch(&batch).expect("GPU 0 scores");
+    let reports = Mutex::new(Vec::new());
+    let got = engine
+        .score_batch_reporting(&batch, &|cells| reports.lock().unwrap().push(cells))
+        .expect("GPU 0 scores");
+    assert_eq!(got, want);
+    let reports = reports.into_inner().unwrap();
+    let cells: u64 = queries
+        .iter()
+        .map(|q| q.len() as u64 * db.total_residues())
+        .sum();
+    assert_eq!(reports.iter().sum::<u64>(), cells);
+    assert!(reports.len() > queries.len(), "{} reports", reports.len());
+}

@@ -45,10 +45,8 @@ pub trait Engine: Send {
 
     /// [`Engine::score_batch`], telling `progress` the cells (query
     /// residues × database residues) it has scored as it goes: per chunk on
-    /// the CPU, so that a long query moves a progress bar; the GPU engines
-    /// tell it per batch (per chunk on one GPU waits on branch
-    /// `gpu-pending-progress` for a GPU run). The calls add up to the
-    /// batch's cells.
+    /// one GPU or the CPU, so that a long query moves a progress bar; other
+    /// engines tell it per batch. The calls add up to the batch's cells.
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],

@@ -439,4 +439,24 @@ impl Engine for GpuEngine {
     fn database_residues(&self) -> u64 {
         self.chunks.iter().map(|c| c.residue_count).sum()
     }
+
+    /// Every chunk's launch is queued at once; the scores are read back
+    /// chunk by chunk, in launch order, each telling `progress` its cells.
+    fn score_batch_reporting(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let mut all = Vec::with_capacity(queries.len());
+        for query in queries {
+            self.launch_all(query)?;
+            let mut scores = Vec::with_capacity(self.positions.len());
+            for k in 0..self.chunks.len() {
+                scores.extend(self.chunk_scores(k)?);
+                progress(query.len() as u64 * self.chunks[k].residue_count);
+            }
+            all.push(scores);
+        }
+        Ok(all)
+    }
 }
