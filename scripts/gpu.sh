@@ -24,6 +24,7 @@ strip --strip-debug "$bundle/warpsw"
 cp "$tests_exe" "$bundle/warpsw-tests"
 strip --strip-debug "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
+cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
 cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" \

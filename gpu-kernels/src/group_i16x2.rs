@@ -54,7 +54,7 @@
 use core::simd::i16x2;
 
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte};
-use crate::recurrence::{Gaps, Score, local_h};
+use crate::recurrence::{Gaps, Score};
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
 use crate::vector::Vector;
 
@@ -87,8 +87,8 @@ pub struct GroupParams {
     pub query_len: u32,
     /// Number of sequences in the chunk.
     pub threads: u32,
-    /// Gap penalties.
-    pub gaps: Gaps,
+    /// Gap costs, packed ([`GapAddends::new`] of gaps that [`gaps_fit`]).
+    pub gaps: GapAddends,
 }
 
 // SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
@@ -110,8 +110,29 @@ fn bits(x: i16x2) -> i32 {
     unsafe { core::mem::transmute::<i16x2, i32>(x) }
 }
 
-/// The gap penalties as `i16x2` addends, made once per pair (the recurrence's
-/// `gap_score` with its constants hoisted out of the loop).
+/// The gap costs as the kernels add them: `-first` and `-extend` in both
+/// 16-bit halves, packed by the host so that the cell updates take them
+/// straight from the parameter block.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GapAddends {
+    /// `-first` (open + one extension) in both halves.
+    pub minus_first: u32,
+    /// `-extend` in both halves.
+    pub minus_extend: u32,
+}
+
+impl GapAddends {
+    /// The addends of `gaps`, which must [`gaps_fit`].
+    pub fn new(gaps: Gaps) -> Self {
+        GapAddends {
+            minus_first: bits(i16x2::splat(-gaps.first as i16)) as u32,
+            minus_extend: bits(i16x2::splat(-gaps.extend as i16)) as u32,
+        }
+    }
+}
+
+/// The addends as `i16x2`.
 #[derive(Clone, Copy)]
 struct PackedGaps {
     minus_first: i16x2,
@@ -120,17 +141,11 @@ struct PackedGaps {
 
 impl PackedGaps {
     #[inline(always)]
-    fn new(g: Gaps) -> Self {
+    fn new(g: GapAddends) -> Self {
         PackedGaps {
-            minus_first: i16x2::splat(-g.first as i16),
-            minus_extend: i16x2::splat(-g.extend as i16),
+            minus_first: pair(g.minus_first as i32),
+            minus_extend: pair(g.minus_extend as i32),
         }
-    }
-
-    /// `max(gap - extend, h - first)`, as `recurrence::gap_score`.
-    #[inline(always)]
-    fn gap(self, gap: i16x2, h: i16x2) -> i16x2 {
-        (gap + self.minus_extend).max_score(h + self.minus_first)
     }
 }
 
@@ -140,7 +155,8 @@ struct Lane<const R: usize> {
     codes: [u32; R],
     /// H of each column in the row the lane computed last.
     h: [i16x2; R],
-    /// F of each column in that row.
+    /// F of each column in the row the lane computes next (from the H
+    /// above it).
     f: [i16x2; R],
     /// The best H so far.
     best: i16x2,
@@ -163,8 +179,16 @@ impl<const R: usize> Lane<R> {
 
     /// Computes one row across the lane's columns: `table_row` is the pair
     /// table's row of the row's query letter, `left_h` and `left_e` the H
-    /// and E of the column left of the lane's first in this row. Returns the
-    /// H and E of the lane's last column.
+    /// of the column left of the lane's first in this row and the E that
+    /// enters the lane's first column. Returns the H of the lane's last
+    /// column and the E that enters the next lane's first.
+    ///
+    /// Each cell's E (from the left) and F (from above) are ready before
+    /// its H, so H is one add and one three-way max with the zero floor;
+    /// then `H - first` is made once and feeds both the E of the next
+    /// column and the F of the next row (CUDASW++4's order): per cell, a
+    /// table load, its address, four DPX operations and half a running
+    /// maximum (two cells' H per three-way max).
     ///
     /// # Safety
     /// `table_row` points at [`PAIR_CODES`] readable words.
@@ -178,29 +202,29 @@ impl<const R: usize> Lane<R> {
     ) -> (i16x2, i16x2) {
         let mut diag = self.left_h_above;
         self.left_h_above = left_h;
-        // E along the row is the only chain from column to column; it needs
-        // the left cell's H only through `H - first`, and there
-        // `max(E - extend, H - first) = max(E - extend, X - first)` with
-        // `X = max(diag + sub, F, 0)` (H is the larger of X and E, and
-        // `E - first <= E - extend`). So each column's X is computed off
-        // the chain, which is one add-max per column (SWIPE's and Farrar's
-        // lazy use of the same identity).
-        let mut x_left = left_h;
         let mut e = left_e;
-        let mut h_last = left_h;
-        for k in 0..R {
-            let sub = pair(*table_row.add(self.codes[k] as usize) as i32);
-            self.f[k] = g.gap(self.f[k], self.h[k]);
-            let x = local_h(diag, sub, self.f[k], i16x2::splat(0));
-            e = g.gap(e, x_left);
-            let cell = x.max_score(e);
-            x_left = x;
-            diag = self.h[k];
-            self.h[k] = cell;
-            h_last = cell;
-            self.best = self.best.max_score(cell);
+        let zero = i16x2::splat(0);
+        let mut k = 0;
+        while k < R {
+            // Two columns per pass: one three-way max keeps the best of both.
+            let mut pair_h = [zero; 2];
+            for (c, h_out) in pair_h.iter_mut().enumerate() {
+                let col = k + c;
+                let sub = pair(*table_row.add(self.codes[col] as usize) as i32);
+                let h = (diag + sub)
+                    .max_score(e)
+                    .max_score(self.f[col].max_score(zero));
+                let opened = h + g.minus_first;
+                e = (e + g.minus_extend).max_score(opened);
+                self.f[col] = (self.f[col] + g.minus_extend).max_score(opened);
+                diag = self.h[col];
+                self.h[col] = h;
+                *h_out = h;
+            }
+            self.best = self.best.max_score(pair_h[0].max_score(pair_h[1]));
+            k += 2;
         }
-        (h_last, e)
+        (self.h[R - 1], e)
     }
 }
 
@@ -230,7 +254,7 @@ unsafe fn code(p: &GroupParams, s: usize, len: usize, column: usize) -> u32 {
 /// nothing and writes nothing, but runs every step with its warp.
 ///
 /// # Safety
-/// * [`gaps_fit`]`(p.gaps)`.
+/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`].
 /// * Every sequence of the chunk has at most `V::VL * R` residues.
 /// * `table` points at the pair table ([`TABLE_WORDS`] words), the buffers
 ///   of `p` are as [`GroupParams`] says.
@@ -241,6 +265,7 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
     table: *const u32,
     pair_index: usize,
 ) {
+    const { assert!(R % 2 == 0, "columns are computed two at a time") };
     let threads = p.threads as usize;
     let low = 2 * pair_index;
     let has_low = low < threads;
@@ -278,25 +303,16 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
         0
     });
 
-    let m = p.query_len as usize;
+    let m = p.query_len;
     let neg_inf = bits(i16x2::splat(NEG_INF_I16));
     let mut letter = V::splat(PAD_CODE as i32);
     let mut left_h = V::splat(0);
     let mut left_e = V::splat(neg_inf);
-    let mut query_word = 0u32;
-    // One step: lane 0 takes the next query letter, the others their left
-    // neighbour's from the step before; every lane computes its row and
-    // hands its last column's H and E on.
-    let mut step = |t: usize| {
-        let next = if t < m {
-            if t.is_multiple_of(4) {
-                query_word = *p.query.add(t / 4);
-            }
-            code_byte(query_word, (t % 4) as u32) as i32
-        } else {
-            PAD_CODE as i32
-        };
-        letter = letter.shift_up(next);
+    // One step: lane 0 takes the next query letter (`next`), the others
+    // their left neighbour's from the step before; every lane computes its
+    // row and hands its last column's H and the E leaving it on.
+    let mut step = |next: u32| {
+        letter = letter.shift_up(next as i32);
         let mut in_h = [0i32; N];
         let mut in_e = [0i32; N];
         left_h.for_lanes(|l, x| in_h[l % N] = x);
@@ -316,12 +332,21 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
         left_h = V::from_lanes(|l| out_h[l % N]).shift_up(0);
         left_e = V::from_lanes(|l| out_e[l % N]).shift_up(neg_inf);
     };
-    // Two steps an iteration, so that the columns' registers come back to
-    // where they started (one step shifts each H into the next diagonal);
-    // an odd count ends with one more drain row, which changes nothing.
-    for t in (0..m + lanes - 1).step_by(2) {
-        step(t);
-        step(t + 1);
+    // Four steps an iteration: one query word (four letters, the host pads
+    // the last with the pad letter) and the columns' registers back where
+    // they started (one step shifts each H into the next diagonal). The
+    // `m + G - 1` steps round up to a multiple of four; the extra steps
+    // are drain rows, which change nothing.
+    let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
+    let steps = m + lanes as u32 - 1;
+    let mut t = 0u32;
+    while t < steps {
+        let word = if t < m { *p.query.add((t / 4) as usize) } else { pad_word };
+        step(word & 0xff);
+        step((word >> 8) & 0xff);
+        step((word >> 16) & 0xff);
+        step(word >> 24);
+        t += 4;
     }
 
     // The group's best, per half: the lanes' maxima folded over the group.

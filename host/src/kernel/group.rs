@@ -10,7 +10,9 @@
 //! words that keep what follows 16-byte aligned), the sequential profile
 //! (for the rescue and the fallbacks), the pair table and the query's codes.
 
-use gpu_kernels::group_i16x2::{CONFIGS, GroupParams, PAIR_CODES, SHARED_BYTES, TABLE_WORDS};
+use gpu_kernels::group_i16x2::{
+    CONFIGS, GapAddends, GroupParams, PAIR_CODES, SHARED_BYTES, TABLE_WORDS,
+};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::simt_i16x2;
@@ -116,7 +118,7 @@ impl Adapter for Group {
             scores: scores.as_mut_ptr(),
             query_len: parts.query_len as u32,
             threads: threads as u32,
-            gaps,
+            gaps: GapAddends::new(gaps),
         };
         let pairs = threads.div_ceil(2);
         // SAFETY: the chunk's sequences fit the configuration's width
@@ -208,7 +210,7 @@ impl Adapter for Group {
             scores: ptrs.scores as *mut i32,
             query_len: query_len as u32,
             threads: threads as u32,
-            gaps,
+            gaps: GapAddends::new(gaps),
         };
         let grid = vector_grid(threads.div_ceil(2) * lanes, SHARED_BYTES as u32);
         // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, every

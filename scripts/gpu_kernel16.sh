@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A search-kernel study on the GPU machine, from the repository root inside
+# the carried gpu-bundle/: the group kernel beside simt-i16x2 on the 570k
+# synthetic database and UniProt 20k, then ncu on the group kernel's
+# launches for one 464-residue query. Output under $OUT.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/warpsw-out}
+mkdir -p "$out"
+cd "$here"
+exec > >(tee -a "$out/kernel16.log") 2>&1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "commit $(cat COMMIT)"
+[ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }
+kernels=${K16_KERNELS:-simt-i16x2,group-i16x2}
+./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db synth570k.wsw \
+    --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
+./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db uniprot20k.fasta.gz \
+    --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
+if [ -n "${NCU:-1}" ] && command -v ncu >/dev/null; then
+    awk '/^>/ { n++ } n == 5' queries.fasta > q464.fasta
+    ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+        --section LaunchStats --section InstructionStats \
+        --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_elapsed.avg \
+        -k regex:sw_group_i16x2 -c "${NCU_LAUNCHES:-4}" \
+        ./warpsw search -q q464.fasta -d synth570k.wsw --device gpu --kernel group-i16x2 -o "$out/ncu_hits.tsv" \
+        > "$out/ncu_group.txt" 2>&1
+    grep -E 'sw_group|Duration|Registers|Achieved Occupancy|Theoretical Occ|bank_conflicts|wavefronts|inst_executed|Issued Warp|No Eligible|L1/TEX Cache|Compute \(SM\)|cycles_elapsed' "$out/ncu_group.txt"
+fi
