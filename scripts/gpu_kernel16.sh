@@ -12,12 +12,21 @@ exec > >(tee -a "$out/kernel16.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit $(cat COMMIT)"
 [ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }
-kernels=${K16_KERNELS:-simt-i16x2,group-i16x2}
+kernels=${K16_KERNELS:-simt-i16x2,group-i16x2,auto}
+if [ -n "${K16_TESTS:-}" ]; then
+    ./warpsw-tests --ignored --test-threads=1 $K16_TESTS 2>&1 | tail -15
+fi
 ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db synth570k.wsw \
     --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
 ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db uniprot20k.fasta.gz \
     --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
-if [ -n "${NCU:-1}" ] && command -v ncu >/dev/null; then
+# Real Swiss-Prot (every 2nd record of the 2014_01 file), when carried as sprot_half.fasta.xz.
+if [ -f sprot_half.fasta.xz ]; then
+    [ -f sprot_half.wsw ] || { xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o sprot_half.wsw; }
+    ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db sprot_half.wsw \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
+fi
+if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
     awk '/^>/ { n++ } n == 5' queries.fasta > q464.fasta
     ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
         --section LaunchStats --section InstructionStats \

@@ -188,14 +188,15 @@ fn vector_kernels_score_beyond_16_bits() {
     check(&long, &[long.clone(), long[..5000].to_vec()], (11, 1), 2);
 }
 
-/// The group kernel at the edge of 16 bits on sequences it aligns itself
-/// (at most `MAX_COLUMNS` residues): a matrix that scores W-W 100 takes a
-/// 326-residue all-W pair to 32,600 (kept) and a 327-residue one to 32,700
-/// (rescued in 32 bits), and a 1024-residue one far beyond; next to
-/// ordinary sequences in the same pair, in every configuration's width.
+/// The group kernel at the edge of 16 bits: a matrix that scores W-W 100
+/// takes a 326-residue all-W pair to 32,600 (kept) and a 327-residue one to
+/// 32,700 (rescued in 32 bits), and longer ones far beyond; next to ordinary
+/// sequences in the same pair, in every single-pass configuration's width
+/// and in widths that run each several-pass configuration (borders handed
+/// from pass to pass).
 #[test]
 fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
-    use gpu_kernels::group_i16x2::{CONFIGS, MAX_COLUMNS};
+    use gpu_kernels::group_i16x2::{CONFIGS, config_for};
     use gpu_kernels::simt_i16x2::SCORE_LIMIT;
     use host::kernel::Kernel;
     use host::scoring::Scoring;
@@ -208,9 +209,18 @@ fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
     };
     let kernel = Kernel::GroupI16x2;
     let mut rng = StdRng::seed_from_u64(6);
-    for &(_, lanes, columns) in &CONFIGS {
-        let width = lanes * columns;
-        let mut seqs = vec![
+    let widths: Vec<usize> = CONFIGS
+        .iter()
+        .filter(|c| !c.passes)
+        .map(|c| c.width())
+        .chain([600, 1100, 1300, 1500])
+        .collect();
+    let mut configs: Vec<usize> = widths.iter().map(|&w| config_for(w)).collect();
+    configs.sort();
+    configs.dedup();
+    assert_eq!(configs.len(), CONFIGS.len(), "every configuration runs");
+    for width in widths {
+        let seqs = vec![
             vec![W; width.min(327)],
             random_codes(&mut rng, width),
             vec![W; width.min(326)],
@@ -219,7 +229,6 @@ fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
             vec![],
             random_codes(&mut rng, width / 2),
         ];
-        seqs.iter_mut().for_each(|s| s.truncate(MAX_COLUMNS));
         let db = hay::database(seqs);
         for query in [
             vec![W; 327],

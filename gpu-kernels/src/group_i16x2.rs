@@ -18,14 +18,22 @@
 //! the query with sequences `2p` (low half) and `2p + 1` (high half, absent
 //! when the chunk has an odd number) of the chunk. Lane `l` of the group
 //! holds columns `l·R .. (l+1)·R` of the pair: one pass covers `W = G·R`
-//! columns, and the chunk's longest sequence must have at most `W` residues
-//! (the host picks the configuration per chunk). The query streams through
-//! the group as a wavefront: at step `t` lane `l` computes query row `t - l`
-//! across its `R` columns, then hands its last column's `H` and `E` and its
-//! query letter to lane `l + 1` by one shuffle each. Lane 0 starts each row
-//! on the matrix's left border (`H = 0`, no gap). `m + G - 1` steps for a
-//! query of `m` residues.
+//! columns. The query streams through the group as a wavefront: at step `t`
+//! lane `l` computes query row `t - l` across its `R` columns, then hands
+//! its last column's `H` and the `E` leaving it and its query letter to lane
+//! `l + 1` by one shuffle each. Lane 0 starts each row on the matrix's left
+//! border (`H = 0`, no gap). `m + G - 1` steps a pass for a query of `m`
+//! residues.
 //!
+//! The single-pass configurations align sequences of at most `W` residues
+//! (the host picks one per chunk, the narrowest that covers it). Longer
+//! ones run in the several-pass entry points (`_passes`, 32 lanes, a group
+//! per warp): pass `k` covers columns `kW .. (k+1)W`; the last lane writes
+//! the `H` and `E` leaving each row to the pair's border scratch in global
+//! memory, and lane 0 of the next pass reads them as its left border (CUDASW++
+//! 4.0 does the same with its temporary column). A row is written at step
+//! `row + G - 1` and read in the next pass, after a warp barrier.
+
 //! # Memory layout
 //! The chunk in the SIMT layout (residues interleaved by sequence, 4 per
 //! word; [`crate::layout`]), read once per pair into registers as pair codes
@@ -89,6 +97,20 @@ pub struct GroupParams {
     pub threads: u32,
     /// Gap costs, packed ([`GapAddends::new`] of gaps that [`gaps_fit`]).
     pub gaps: GapAddends,
+    /// The launch's pairs are `first_pair ..`: the group of global index
+    /// `p` aligns pair `first_pair + p` (a chunk of long sequences runs in
+    /// several launches, so that the border scratch stays bounded).
+    pub first_pair: u32,
+    /// The border between passes (module docs): [`scratch_words`]`(query_len)`
+    /// words for each pair of the launch, `pair - first_pair` its slot; null
+    /// when no pair of the launch needs a second pass.
+    pub scratch: *mut u32,
+}
+
+/// Words of border scratch a pair needs for a query of `query_len`
+/// residues: H and E (two `i16x2`) for each row.
+pub const fn scratch_words(query_len: usize) -> usize {
+    2 * query_len
 }
 
 // SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
@@ -260,7 +282,7 @@ unsafe fn code(p: &GroupParams, s: usize, len: usize, column: usize) -> u32 {
 ///   of `p` are as [`GroupParams`] says.
 /// * No other group writes this pair's scores.
 #[inline(always)]
-pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
+pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES: bool>(
     p: &GroupParams,
     table: *const u32,
     pair_index: usize,
@@ -282,75 +304,133 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize>(
     };
     let g = PackedGaps::new(p.gaps);
     let lanes = V::VL;
-    let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new());
-    // The pair's residues, read once.
-    V::from_lanes(|l| {
-        let lane = &mut state[l % N];
-        for k in 0..R {
-            let column = l * R + k;
-            let code_low = if has_low {
-                code(p, low, len_low, column)
-            } else {
-                PAD_CODE as u32
-            };
-            let code_high = if has_high {
-                code(p, low + 1, len_high, column)
-            } else {
-                PAD_CODE as u32
-            };
-            lane.codes[k] = code_low * NUM_CODES as u32 + code_high;
-        }
+    let width = lanes * R;
+    // Only a group that is a whole warp runs several passes (the groups of
+    // one warp run the same steps), and only in the entry points compiled
+    // for them (`PASSES`), so that the others carry no border code.
+    let passes = if lanes < 32 {
+        1
+    } else if !has_low {
         0
-    });
-
-    let m = p.query_len;
-    let neg_inf = bits(i16x2::splat(NEG_INF_I16));
-    let mut letter = V::splat(PAD_CODE as i32);
-    let mut left_h = V::splat(0);
-    let mut left_e = V::splat(neg_inf);
-    // One step: lane 0 takes the next query letter (`next`), the others
-    // their left neighbour's from the step before; every lane computes its
-    // row and hands its last column's H and the E leaving it on.
-    let mut step = |next: u32| {
-        letter = letter.shift_up(next as i32);
-        let mut in_h = [0i32; N];
-        let mut in_e = [0i32; N];
-        left_h.for_lanes(|l, x| in_h[l % N] = x);
-        left_e.for_lanes(|l, x| in_e[l % N] = x);
-        let mut out_h = [0i32; N];
-        let mut out_e = [0i32; N];
-        letter.for_lanes(|l, a| {
-            let (h, e) = state[l % N].row(
-                table.add(a as usize * PAIR_CODES),
-                pair(in_h[l % N]),
-                pair(in_e[l % N]),
-                g,
-            );
-            out_h[l % N] = bits(h);
-            out_e[l % N] = bits(e);
-        });
-        left_h = V::from_lanes(|l| out_h[l % N]).shift_up(0);
-        left_e = V::from_lanes(|l| out_e[l % N]).shift_up(neg_inf);
+    } else if PASSES {
+        len_low.max(len_high).div_ceil(width).max(1)
+    } else {
+        1
     };
-    // Four steps an iteration: one query word (four letters, the host pads
-    // the last with the pad letter) and the columns' registers back where
-    // they started (one step shifts each H into the next diagonal). The
-    // `m + G - 1` steps round up to a multiple of four; the extra steps
-    // are drain rows, which change nothing.
-    let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
-    let steps = m + lanes as u32 - 1;
-    let mut t = 0u32;
-    while t < steps {
-        let word = if t < m { *p.query.add((t / 4) as usize) } else { pad_word };
-        step(word & 0xff);
-        step((word >> 8) & 0xff);
-        step((word >> 16) & 0xff);
-        step(word >> 24);
-        t += 4;
+    let m = p.query_len;
+    let scratch = if passes > 1 {
+        p.scratch
+            .add((pair_index - p.first_pair as usize) * scratch_words(m as usize))
+    } else {
+        core::ptr::null_mut()
+    };
+    let neg_inf = bits(i16x2::splat(NEG_INF_I16));
+    let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new());
+    let mut best = i16x2::splat(0);
+    for pass in 0..passes {
+        let first_column = pass * width;
+        // This pass's columns of the pair, read once; fresh state left of
+        // them (the top border: H = 0, no gap from above).
+        V::from_lanes(|l| {
+            let lane = &mut state[l % N];
+            let kept = lane.best;
+            *lane = Lane::new();
+            lane.best = kept;
+            for k in 0..R {
+                let column = first_column + l * R + k;
+                let code_low = if has_low {
+                    code(p, low, len_low, column)
+                } else {
+                    PAD_CODE as u32
+                };
+                let code_high = if has_high {
+                    code(p, low + 1, len_high, column)
+                } else {
+                    PAD_CODE as u32
+                };
+                lane.codes[k] = code_low * NUM_CODES as u32 + code_high;
+            }
+            0
+        });
+        // What lane 0 takes at the left of row `row`: the matrix's left
+        // border in the first pass (H = 0, no gap), else the H and E the
+        // last lane handed out of that row in the pass before.
+        let reads_border = PASSES && pass > 0;
+        let left_of = |row: u32| -> (i32, i32) {
+            if reads_border && row < m {
+                let at = scratch.add(2 * row as usize);
+                (*at as i32, *at.add(1) as i32)
+            } else {
+                (0, neg_inf)
+            }
+        };
+        let writes_border = PASSES && pass + 1 < passes;
+        let mut letter = V::splat(PAD_CODE as i32);
+        let (h0, e0) = left_of(0);
+        let mut left_h = V::from_lanes(|l| if l == 0 { h0 } else { 0 });
+        let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { neg_inf });
+        // Step `t`: lane 0 takes query letter `next` (row `t`), the others
+        // their left neighbour's from the step before; every lane computes
+        // its row and hands its last column's H and the E leaving it on;
+        // the last lane's (row `t - G + 1`) go to the scratch for the next
+        // pass, and lane 0 takes the left of row `t + 1`.
+        let mut step = |t: u32, next: u32| {
+            letter = letter.shift_up(next as i32);
+            let mut in_h = [0i32; N];
+            let mut in_e = [0i32; N];
+            left_h.for_lanes(|l, x| in_h[l % N] = x);
+            left_e.for_lanes(|l, x| in_e[l % N] = x);
+            let mut out_h = [0i32; N];
+            let mut out_e = [0i32; N];
+            letter.for_lanes(|l, a| {
+                let (h, e) = state[l % N].row(
+                    table.add(a as usize * PAIR_CODES),
+                    pair(in_h[l % N]),
+                    pair(in_e[l % N]),
+                    g,
+                );
+                out_h[l % N] = bits(h);
+                out_e[l % N] = bits(e);
+            });
+            let out_row = t.wrapping_sub(lanes as u32 - 1);
+            if writes_border && out_row < m {
+                let at = scratch.add(2 * out_row as usize);
+                V::from_lanes(|l| out_h[l % N]).for_lanes(|l, h| {
+                    if l == lanes - 1 {
+                        *at = h as u32;
+                        *at.add(1) = out_e[l % N] as u32;
+                    }
+                });
+            }
+            let (h_next, e_next) = left_of(t + 1);
+            left_h = V::from_lanes(|l| out_h[l % N]).shift_up(h_next);
+            left_e = V::from_lanes(|l| out_e[l % N]).shift_up(e_next);
+        };
+        // Four steps an iteration: one query word (four letters, the host
+        // pads the last with the pad letter) and the columns' registers
+        // back where they started (one step shifts each H into the next
+        // diagonal). The `m + G - 1` steps round up to a multiple of four;
+        // the extra steps are drain rows, which change nothing.
+        let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
+        let steps = m + lanes as u32 - 1;
+        let mut t = 0u32;
+        while t < steps {
+            let word = if t < m {
+                *p.query.add((t / 4) as usize)
+            } else {
+                pad_word
+            };
+            step(t, word & 0xff);
+            step(t + 1, (word >> 8) & 0xff);
+            step(t + 2, (word >> 16) & 0xff);
+            step(t + 3, word >> 24);
+            t += 4;
+        }
+        // The next pass reads what the last lane wrote.
+        crate::warp::sync_warp();
     }
 
     // The group's best, per half: the lanes' maxima folded over the group.
-    let mut best = i16x2::splat(0);
     let bests = V::from_lanes(|l| bits(state[l % N].best));
     for l in 0..lanes {
         best = best.max_score(pair(bests.lane_value(l)));
@@ -383,46 +463,141 @@ unsafe fn load_table(table: *const u32, shared: *mut u32) {
     _syncthreads();
 }
 
-/// One entry point per configuration (group lanes `G`, columns per lane
-/// `R`): `sw_group_i16x2_g{G}_r{R}`.
-macro_rules! group_kernel {
-    ($name:ident, $g:literal, $r:literal) => {
-        /// GPU entry point: `G` lanes per pair of sequences, `R` columns per
-        /// lane (module docs).
+/// One configuration of the group kernels: an entry point and its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The PTX entry point.
+    pub symbol: &'static str,
+    /// Lanes per group, `G`.
+    pub lanes: usize,
+    /// Columns per lane, `R`.
+    pub columns: usize,
+    /// Whether pairs wider than `G · R` run in several passes (32 lanes
+    /// only; the border goes through [`GroupParams::scratch`]).
+    pub passes: bool,
+}
+
+impl Config {
+    /// Columns of one pass, `G · R`.
+    pub const fn width(&self) -> usize {
+        self.lanes * self.columns
+    }
+}
+
+/// The configurations, each `(entry point, lanes per group G, columns per
+/// lane R, several passes)`: one PTX entry point each, [`CONFIGS`], and the
+/// host's emulated run ([`align_pair_emulated`]), from one list.
+macro_rules! group_configs {
+    ($(($name:ident, $g:literal, $r:literal, $passes:literal)),* $(,)?) => {
+        $(
+            /// GPU entry point: `G` lanes per pair of sequences, `R`
+            /// columns per lane, several passes or one (module docs).
+            ///
+            /// # Safety
+            /// [`align_pair`]'s duties for every pair; blocks a multiple of
+            /// 32 threads; [`SHARED_BYTES`] of dynamic shared memory.
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn $name(p: GroupParams) {
+                let shared = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+                load_table(p.table, shared);
+                // Every group of the warp runs (a group past the chunk's
+                // end aligns nothing and writes nothing), so the shuffles
+                // name the whole warp.
+                let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
+                align_pair::<crate::vector::WarpVector<$g, true>, $r, 1, $passes>(&p, shared, pair_index);
+            }
+        )*
+
+        /// The compiled configurations: the single-pass ones narrowest
+        /// first, their widths stepping by an eighth or so (so that a
+        /// chunk's sequences leave few of its configuration's columns
+        /// empty; the host splits chunks at these widths), then the
+        /// several-pass ones. [`config_for`] picks one per chunk.
+        pub const CONFIGS: [Config; [$($g),*].len()] = [$(Config {
+            symbol: stringify!($name),
+            lanes: $g,
+            columns: $r,
+            passes: $passes,
+        }),*];
+
+        /// [`align_pair`] on the host for configuration `config` (an index
+        /// of [`CONFIGS`]), the whole group in one call.
         ///
         /// # Safety
-        /// [`align_pair`]'s duties for every pair; blocks a multiple of 32
-        /// threads; [`SHARED_BYTES`] of dynamic shared memory.
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(p: GroupParams) {
-            let shared = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-            load_table(p.table, shared);
-            // Every group of the warp runs (a group past the chunk's end
-            // aligns nothing and writes nothing), so the shuffles name the
-            // whole warp.
-            let pair_index = (crate::warp::global_thread_index() / $g) as usize;
-            align_pair::<crate::vector::WarpVector<$g, true>, $r, 1>(&p, shared, pair_index);
+        /// [`align_pair`]'s, with `table == p.table`; `config < CONFIGS.len()`.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn align_pair_emulated(config: usize, p: &GroupParams, pair_index: usize) {
+            let mut k = 0;
+            $(
+                if config == k {
+                    return align_pair::<crate::vector::HostVector<$g>, $r, $g, $passes>(
+                        p, p.table, pair_index,
+                    );
+                }
+                k += 1;
+            )*
+            let _ = k;
+            unreachable!("group configuration {config} of {}", CONFIGS.len());
         }
     };
 }
 
-group_kernel!(sw_group_i16x2_g4_r16, 4, 16);
-group_kernel!(sw_group_i16x2_g8_r16, 8, 16);
-group_kernel!(sw_group_i16x2_g16_r16, 16, 16);
-group_kernel!(sw_group_i16x2_g32_r16, 32, 16);
-group_kernel!(sw_group_i16x2_g32_r32, 32, 32);
+group_configs!(
+    (sw_group_i16x2_g4_r4, 4, 4, false),
+    (sw_group_i16x2_g4_r8, 4, 8, false),
+    (sw_group_i16x2_g4_r12, 4, 12, false),
+    (sw_group_i16x2_g4_r16, 4, 16, false),
+    (sw_group_i16x2_g8_r10, 8, 10, false),
+    (sw_group_i16x2_g8_r12, 8, 12, false),
+    (sw_group_i16x2_g8_r14, 8, 14, false),
+    (sw_group_i16x2_g8_r16, 8, 16, false),
+    (sw_group_i16x2_g16_r10, 16, 10, false),
+    (sw_group_i16x2_g16_r12, 16, 12, false),
+    (sw_group_i16x2_g16_r14, 16, 14, false),
+    (sw_group_i16x2_g16_r16, 16, 16, false),
+    (sw_group_i16x2_g32_r10, 32, 10, false),
+    (sw_group_i16x2_g32_r12, 32, 12, false),
+    (sw_group_i16x2_g32_r14, 32, 14, false),
+    (sw_group_i16x2_g32_r16, 32, 16, false),
+    (sw_group_i16x2_g32_r10_passes, 32, 10, true),
+    (sw_group_i16x2_g32_r12_passes, 32, 12, true),
+    (sw_group_i16x2_g32_r14_passes, 32, 14, true),
+    (sw_group_i16x2_g32_r16_passes, 32, 16, true),
+);
 
-/// The compiled configurations: (entry point, lanes per group, columns per
-/// lane), narrowest first. A chunk runs the first whose `G · R` covers its
-/// longest sequence.
-pub const CONFIGS: [(&str, usize, usize); 5] = [
-    ("sw_group_i16x2_g4_r16", 4, 16),
-    ("sw_group_i16x2_g8_r16", 8, 16),
-    ("sw_group_i16x2_g16_r16", 16, 16),
-    ("sw_group_i16x2_g32_r16", 32, 16),
-    ("sw_group_i16x2_g32_r32", 32, 32),
-];
+/// The widest sequence a group kernel aligns in one pass. Wider ones take
+/// several passes of a configuration of 32 lanes.
+pub const SINGLE_PASS_COLUMNS: usize = {
+    let mut widest = 0;
+    let mut k = 0;
+    while k < CONFIGS.len() {
+        if !CONFIGS[k].passes && CONFIGS[k].width() > widest {
+            widest = CONFIGS[k].width();
+        }
+        k += 1;
+    }
+    widest
+};
 
-/// The widest sequence a group kernel aligns: the last configuration's `G · R`.
-pub const MAX_COLUMNS: usize = 32 * 32;
+/// Which configuration of [`CONFIGS`] runs a chunk whose longest sequence
+/// has `longest` residues: the narrowest single-pass one that covers it, or,
+/// for longer ones, the several-pass one whose passes leave the fewest
+/// columns empty (then the fewest passes).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn config_for(longest: usize) -> usize {
+    let single = CONFIGS
+        .iter()
+        .position(|c| !c.passes && c.width() >= longest);
+    if let Some(k) = single {
+        return k;
+    }
+    let cost = |c: &Config| {
+        let passes = longest.div_ceil(c.width());
+        (passes * c.width(), passes)
+    };
+    (0..CONFIGS.len())
+        .filter(|&k| CONFIGS[k].passes)
+        .min_by_key(|&k| cost(&CONFIGS[k]))
+        .unwrap_or(CONFIGS.len() - 1)
+}

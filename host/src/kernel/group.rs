@@ -1,22 +1,23 @@
 //! Adapter of the group kernels (`gpu_kernels::group_i16x2`): CUDASW++ 4.0's
 //! mapping (Schmidt 2024), a group of lanes per pair of database sequences,
 //! 16-bit scores, the 32-bit rescue of `simt-i16x2` after it. One
-//! configuration (lanes per group × columns per lane) per chunk, the
-//! narrowest whose width covers the chunk's longest sequence; a chunk wider
-//! than every configuration runs `simt-i16x2`, and gap penalties beyond 16
-//! bits run `simt`, as for `simt-i16x2`.
+//! configuration (lanes per group × columns per lane) per chunk
+//! (`gpu_kernels::group_i16x2::config_for`): the narrowest single-pass one
+//! that covers the chunk's longest sequence, or for longer chunks a
+//! several-pass one, run in launches of at most what the border scratch
+//! holds. Gap penalties beyond 16 bits run `simt`, as for `simt-i16x2`.
 //!
 //! The profile is four words: a header (the query's length, then three
 //! words that keep what follows 16-byte aligned), the sequential profile
 //! (for the rescue and the fallbacks), the pair table and the query's codes.
 
 use gpu_kernels::group_i16x2::{
-    CONFIGS, GapAddends, GroupParams, PAIR_CODES, SHARED_BYTES, TABLE_WORDS,
+    CONFIGS, Config, GapAddends, GroupParams, PAIR_CODES, SHARED_BYTES, SINGLE_PASS_COLUMNS,
+    TABLE_WORDS, align_pair_emulated, config_for, scratch_words,
 };
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::simt_i16x2;
-use gpu_kernels::vector::HostVector;
 
 use super::Adapter;
 use super::simt::{RESCUE_SYMBOL, SimtArgs, with_chunk_params};
@@ -28,6 +29,20 @@ use crate::profile::sequential_profile;
 
 /// Words before the sequential profile.
 const HEADER_WORDS: usize = 4;
+
+/// Every entry point a group launch may use: each configuration, the
+/// rescue, and the fallbacks.
+const EXTRA_SYMBOLS: [&str; CONFIGS.len() + 3] = {
+    let mut symbols = [RESCUE_SYMBOL; CONFIGS.len() + 3];
+    let mut k = 0;
+    while k < CONFIGS.len() {
+        symbols[k] = CONFIGS[k].symbol;
+        k += 1;
+    }
+    symbols[k + 1] = "sw_simt_i16x2";
+    symbols[k + 2] = "sw_simt_i32";
+    symbols
+};
 
 /// The group kernels' family.
 pub(crate) struct Group;
@@ -79,10 +94,29 @@ pub fn pair_table(matrix: &ScoreMatrix) -> Vec<u32> {
     table
 }
 
-/// Which configuration of [`CONFIGS`] runs a chunk whose longest sequence
-/// has `longest` residues (`None`: wider than all of them).
-pub fn config_for(longest: usize) -> Option<usize> {
-    CONFIGS.iter().position(|&(_, g, r)| g * r >= longest)
+/// Pairs of long sequences (several passes) a launch aligns at most, per
+/// multiprocessor: a few waves of the 32-lane groups, so that the border
+/// scratch stays a few hundred MB at the longest queries.
+const MULTI_PASS_PAIRS_PER_SM: usize = 96;
+
+/// Where chunk plans split for the group kernels: each configuration's
+/// width, and beyond them lengths a quarter to a half apart, so that a chunk
+/// of long sequences holds lengths within that of its longest (the
+/// configuration and its passes are chosen for the longest; a shorter pair
+/// wastes at most one pass).
+pub(crate) fn chunk_widths() -> Vec<usize> {
+    CONFIGS
+        .iter()
+        .filter(|c| !c.passes)
+        .map(|c| c.width())
+        .chain([640, 768, 1024, 1536, 2048, 3072, 4096])
+        .collect()
+}
+
+/// Pairs a multi-pass launch aligns at most on a GPU of `sm_count`
+/// multiprocessors.
+fn multi_pass_pairs(sm_count: usize) -> usize {
+    sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM
 }
 
 impl Adapter for Group {
@@ -100,17 +134,19 @@ impl Adapter for Group {
 
     fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         let parts = parts(profile)?;
-        let config = config_for(chunk.longest());
-        if !simt_i16x2::gaps_fit(gaps) || config.is_none() {
+        if !simt_i16x2::gaps_fit(gaps) {
             return Ok(super::simt::run_simt_i16x2_chunk(
                 chunk,
                 parts.sequential,
                 gaps,
             ));
         }
+        let config = config_for(chunk.longest());
         let threads = chunk.sequences();
         let mut scores = vec![0i32; threads];
-        let params = GroupParams {
+        // One pair at a time: one pair's border scratch.
+        let mut scratch = vec![0u32; scratch_words(parts.query_len)];
+        let mut params = GroupParams {
             table: parts.table.as_ptr(),
             query: parts.query.as_ptr(),
             residues: chunk.words.as_ptr(),
@@ -119,20 +155,19 @@ impl Adapter for Group {
             query_len: parts.query_len as u32,
             threads: threads as u32,
             gaps: GapAddends::new(gaps),
+            first_pair: 0,
+            scratch: scratch.as_mut_ptr(),
         };
         let pairs = threads.div_ceil(2);
-        // SAFETY: the chunk's sequences fit the configuration's width
-        // (`config_for`), the gaps fit 16 bits, the buffers are the chunk's
-        // and the profile's own; pairs run one at a time.
+        // SAFETY: the configuration is `config_for` the chunk (wider
+        // sequences than its width only with 32 lanes), the gaps fit 16
+        // bits, the buffers are the chunk's and the profile's own; pairs run
+        // one at a time, each as the first of its launch with the scratch
+        // of one pair.
         unsafe {
             for pair in 0..pairs {
-                match config {
-                    Some(0) => align::<4, 16>(&params, pair),
-                    Some(1) => align::<8, 16>(&params, pair),
-                    Some(2) => align::<16, 16>(&params, pair),
-                    Some(3) => align::<32, 16>(&params, pair),
-                    _ => align::<32, 32>(&params, pair),
-                }
+                params.first_pair = pair as u32;
+                align_pair_emulated(config, &params, pair);
             }
         }
         // The rescue, as the GPU's second launch.
@@ -150,19 +185,26 @@ impl Adapter for Group {
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
-        &[
-            "sw_group_i16x2_g4_r16",
-            "sw_group_i16x2_g8_r16",
-            "sw_group_i16x2_g32_r16",
-            "sw_group_i16x2_g32_r32",
-            RESCUE_SYMBOL,
-            "sw_simt_i16x2",
-            "sw_simt_i32",
-        ]
+        &EXTRA_SYMBOLS
+    }
+
+    fn scratch_pairs(
+        &self,
+        query_len: usize,
+        threads: usize,
+        longest: usize,
+        sm_count: usize,
+    ) -> usize {
+        if longest <= SINGLE_PASS_COLUMNS {
+            return 0;
+        }
+        // A pair's scratch is `scratch_words` = two words a row: one pair
+        // of i32 a row.
+        threads.div_ceil(2).min(multi_pass_pairs(sm_count)) * scratch_words(query_len) / 2
     }
 
     fn dynamic_shared_bytes(&self, symbol: &str) -> usize {
-        if CONFIGS.iter().any(|&(s, _, _)| s == symbol) {
+        if CONFIGS.iter().any(|c| c.symbol == symbol) {
             SHARED_BYTES
         } else {
             0
@@ -195,40 +237,57 @@ impl Adapter for Group {
         if !simt_i16x2::gaps_fit(gaps) {
             return simt_launch("sw_simt_i32", threads);
         }
-        let Some(config) = config_for(l.longest()) else {
-            simt_launch("sw_simt_i16x2", threads.div_ceil(2))?;
-            return simt_launch(RESCUE_SYMBOL, threads);
+        let config = config_for(l.longest());
+        let Config { symbol, lanes, .. } = CONFIGS[config];
+        let pairs = threads.div_ceil(2);
+        // Pairs wider than the configuration take several passes, with a
+        // border scratch of `scratch_words` per pair of the launch: such
+        // chunks run in launches of at most what the scratch holds.
+        let multi_pass = l.longest() > CONFIGS[config].width();
+        let per_launch = if multi_pass {
+            (2 * l.scratch_pairs() / scratch_words(query_len).max(1)).min(pairs)
+        } else {
+            pairs
         };
-        let (symbol, lanes, _) = CONFIGS[config];
-        let ptrs = l.pointers(WorkBuffer::Rows)?;
+        l.check_sizes(per_launch > 0 || pairs == 0)?;
+        let ptrs = l.pointers(if multi_pass {
+            WorkBuffer::Scratch
+        } else {
+            WorkBuffer::Rows
+        })?;
         let table = sequential + 4 * sequential_words as u64;
-        let params = GroupParams {
-            table: table as *const u32,
-            query: (table + 4 * TABLE_WORDS as u64) as *const u32,
-            residues: ptrs.residues as *const u32,
-            lengths: ptrs.lengths as *const u32,
-            scores: ptrs.scores as *mut i32,
-            query_len: query_len as u32,
-            threads: threads as u32,
-            gaps: GapAddends::new(gaps),
-        };
-        let grid = vector_grid(threads.div_ceil(2) * lanes, SHARED_BYTES as u32);
-        // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, every
-        // sequence of the chunk fits the configuration's width
-        // (`config_for`), the profile holds the table and the query's codes
-        // where `params` points (size checked above), blocks of whole warps
-        // with the table's shared memory (the limit set when the module was
-        // loaded), a group for every pair.
-        unsafe { l.launch_params(symbol, &params, grid, "running the group kernel")? };
+        let mut first_pair = 0;
+        while first_pair < pairs {
+            let launch_pairs = per_launch.min(pairs - first_pair);
+            let params = GroupParams {
+                table: table as *const u32,
+                query: (table + 4 * TABLE_WORDS as u64) as *const u32,
+                residues: ptrs.residues as *const u32,
+                lengths: ptrs.lengths as *const u32,
+                scores: ptrs.scores as *mut i32,
+                query_len: query_len as u32,
+                threads: threads as u32,
+                gaps: GapAddends::new(gaps),
+                first_pair: first_pair as u32,
+                scratch: if multi_pass {
+                    ptrs.buffer as *mut u32
+                } else {
+                    std::ptr::null_mut()
+                },
+            };
+            let grid = vector_grid(launch_pairs * lanes, SHARED_BYTES as u32);
+            // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, the
+            // configuration is `config_for` the chunk (wider sequences only
+            // with 32 lanes, and then the scratch holds `launch_pairs` pairs'
+            // borders, checked above), the profile holds the table and the
+            // query's codes where `params` points (size checked above),
+            // blocks of whole warps with the table's shared memory (the
+            // limit set when the module was loaded), a group for every pair
+            // of the launch; launches in stream order share the scratch.
+            unsafe { l.launch_params(symbol, &params, grid, "running the group kernel")? };
+            first_pair += launch_pairs;
+        }
         drop(ptrs);
         simt_launch(RESCUE_SYMBOL, threads)
     }
-}
-
-/// One pair on an emulated group of `G` lanes of `R` columns.
-///
-/// # Safety
-/// As `gpu_kernels::group_i16x2::align_pair` with `N = G`.
-unsafe fn align<const G: usize, const R: usize>(params: &GroupParams, pair: usize) {
-    gpu_kernels::group_i16x2::align_pair::<HostVector<G>, R, G>(params, params.table, pair);
 }

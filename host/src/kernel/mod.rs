@@ -247,9 +247,16 @@ pub(crate) trait Adapter: Sync {
     }
 
     /// Column scratch (pairs of i32) that launches for a query of
-    /// `query_len` residues need, on chunks of at most `threads` sequences,
-    /// on a GPU of `sm_count` multiprocessors (0: the row buffer suffices).
-    fn scratch_pairs(&self, _query_len: usize, _threads: usize, _sm_count: usize) -> usize {
+    /// `query_len` residues need, on chunks of at most `threads` sequences
+    /// and `longest` residues, on a GPU of `sm_count` multiprocessors (0:
+    /// the row buffer suffices).
+    fn scratch_pairs(
+        &self,
+        _query_len: usize,
+        _threads: usize,
+        _longest: usize,
+        _sm_count: usize,
+    ) -> usize {
         0
     }
 
@@ -320,10 +327,7 @@ impl Kernel {
     /// configuration.
     pub fn chunk_widths(self) -> Vec<usize> {
         match self {
-            Kernel::GroupI16x2 => gpu_kernels::group_i16x2::CONFIGS
-                .iter()
-                .map(|&(_, lanes, columns)| lanes * columns)
-                .collect(),
+            Kernel::GroupI16x2 => group::chunk_widths(),
             _ => Vec::new(),
         }
     }

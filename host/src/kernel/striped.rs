@@ -49,7 +49,13 @@ impl<const VL: usize> Adapter for Striped<VL> {
         ))
     }
 
-    fn scratch_pairs(&self, query_len: usize, threads: usize, sm_count: usize) -> usize {
+    fn scratch_pairs(
+        &self,
+        query_len: usize,
+        threads: usize,
+        _longest: usize,
+        sm_count: usize,
+    ) -> usize {
         vectors(threads, sm_count, VL) * striped_segments(query_len, VL) * VL
     }
 

@@ -295,9 +295,10 @@ impl GpuEngine {
             return Ok(());
         }
         let max_threads = self.chunks.iter().map(|c| c.range.len()).max().unwrap_or(0);
+        let longest = self.chunks.iter().map(|c| c.longest).max().unwrap_or(0);
         for kernel in self.plan.kernels_for_query(query.len()) {
             let adapter = kernel.adapter();
-            let scratch = adapter.scratch_pairs(query.len(), max_threads, self.sm_count);
+            let scratch = adapter.scratch_pairs(query.len(), max_threads, longest, self.sm_count);
             if scratch > 0 {
                 self.reserve_scratch(scratch)?;
             }
@@ -317,7 +318,7 @@ impl GpuEngine {
             let scratch = self
                 .stream
                 .alloc_zeros::<i32>(2 * pairs)
-                .map_err(self.info.error("allocating the striped scratch"))?;
+                .map_err(self.info.error("allocating the kernels' scratch"))?;
             self.scratch = Some(scratch);
         }
         Ok(())
