@@ -26,6 +26,8 @@ strip --strip-debug "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
+# The side-by-side run with CUDASW++ 4.0 (built there from its source).
+cp "$shared/tools/sidebyside.sh" "$shared/peers/cudasw4-37a394c.tar.gz" "$bundle/"
 cp "$shared/data/mmseqs2_examples_DB.fasta.gz" "$bundle/uniprot20k.fasta.gz"
 cp "$shared/data/queries/P02232.fasta" "$shared/data/allvsall_sprot_4000_len100-500.fasta" \
     "$shared/data/ecoli_k12_proteome.fasta" "$bundle/"

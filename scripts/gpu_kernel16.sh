@@ -11,17 +11,25 @@ cd "$here"
 exec > >(tee -a "$out/kernel16.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit $(cat COMMIT)"
-[ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }
+[ -n "${NO_BENCH:-}" ] || [ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }
 kernels=${K16_KERNELS:-simt-i16x2,group-i16x2,auto}
 if [ -n "${K16_TESTS:-}" ]; then
     ./warpsw-tests --ignored --test-threads=1 $K16_TESTS 2>&1 | tail -15
 fi
+if [ -z "${NO_BENCH:-}" ]; then
 ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db synth570k.wsw \
     --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
 ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db uniprot20k.fasta.gz \
     --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
+fi
+# Database sizes (DBSIZES="50000 100000 …"): where group-i16x2 starts to beat the small-database kernel.
+for n in ${DBSIZES:-}; do
+    [ -f "synth$n.wsw" ] || { python3 synthdb.py --sequences "$n" --seed 3 > "synth$n.fa" && ./warpsw makedb "synth$n.fa" -o "synth$n.wsw"; }
+    ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db "synth$n.wsw" \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels group-i16x2,partitioned-vl32-pl512
+done
 # Real Swiss-Prot (every 2nd record of the 2014_01 file), when carried as sprot_half.fasta.xz.
-if [ -f sprot_half.fasta.xz ]; then
+if [ -f sprot_half.fasta.xz ] && [ -z "${NO_BENCH:-}" ]; then
     [ -f sprot_half.wsw ] || { xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o sprot_half.wsw; }
     ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db sprot_half.wsw \
         --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
@@ -35,4 +43,14 @@ if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
         ./warpsw search -q q464.fasta -d synth570k.wsw --device gpu --kernel group-i16x2 -o "$out/ncu_hits.tsv" \
         > "$out/ncu_group.txt" 2>&1
     grep -E 'sw_group|Duration|Registers|Achieved Occupancy|Theoretical Occ|bank_conflicts|wavefronts|inst_executed|Issued Warp|No Eligible|L1/TEX Cache|Compute \(SM\)|cycles_elapsed' "$out/ncu_group.txt"
+fi
+# Side by side with CUDASW++ 4.0 (SIDEBYSIDE=1): the 570k DB, and Swiss-Prot
+# half when carried; `auto` timed per query by warpsw bench.
+if [ -n "${SIDEBYSIDE:-}" ]; then
+    [ -f synth570k.fa ] || python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa
+    OUT=$out bash sidebyside.sh queries.fasta synth570k.fa
+    if [ -f sprot_half.fasta.xz ]; then
+        [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta
+        OUT=$out bash sidebyside.sh queries.fasta sprot_half.fasta
+    fi
 fi

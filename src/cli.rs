@@ -131,6 +131,11 @@ pub struct AutoArgs {
     /// threads to fill a GPU); 0 never skips the first stage.
     #[arg(long, default_value_t = plan::AUTO_MIN_FIRST_STAGE_SEQUENCES)]
     pub auto_min_sequences: usize,
+    /// With `auto` on GPUs with DPX (Hopper on) and gaps that fit 16 bits: a
+    /// database of at least this many sequences is aligned by `group-i16x2`
+    /// alone, every length.
+    #[arg(long, default_value_t = plan::AUTO_GROUP_MIN_SEQUENCES)]
+    pub auto_group_min_sequences: usize,
 }
 
 /// Where a search runs: shared by `search` and `bench`.
@@ -320,6 +325,7 @@ pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<KernelChoice>
             threshold: auto.auto_threshold,
             long: auto.auto_long.parse()?,
             min_sequences: auto.auto_min_sequences,
+            group_min_sequences: auto.auto_group_min_sequences,
         }),
         one => one,
     })

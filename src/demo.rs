@@ -175,6 +175,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             auto_threshold: host::kernel::plan::DEFAULT_AUTO_THRESHOLD,
             auto_long: host::kernel::plan::DEFAULT_AUTO_LONG.name().into(),
             auto_min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
+            auto_group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
         },
         placement: PlacementArgs {
             device: args.device,

@@ -120,6 +120,7 @@ fn auto_parses_with_its_defaults() {
             threshold: host::kernel::plan::DEFAULT_AUTO_THRESHOLD,
             long: host::kernel::plan::DEFAULT_AUTO_LONG,
             min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
+            group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
         })
     );
     assert_eq!(

@@ -21,6 +21,7 @@ fn gpu0_plan(choice: KernelChoice, db: &Database, scoring: &Scoring) -> Plan {
 fn auto_both_stages() -> KernelChoice {
     KernelChoice::Auto(AutoOptions {
         min_sequences: 0,
+        group_min_sequences: usize::MAX,
         ..AutoOptions::default()
     })
 }

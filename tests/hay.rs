@@ -124,6 +124,7 @@ pub fn kernels_and_auto() -> Vec<KernelChoice> {
             threshold: 300,
             long,
             min_sequences: 0,
+            group_min_sequences: usize::MAX,
         }));
     }
     kernels

@@ -190,6 +190,7 @@ fn multi_device_plan_splits_auto_at_its_threshold() {
     let auto = KernelChoice::Auto(AutoOptions {
         threshold: 1000,
         min_sequences: 0,
+        group_min_sequences: usize::MAX,
         ..AutoOptions::default()
     });
     let gpu = Target::Gpu { capability: (9, 0) };

@@ -359,7 +359,13 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
         let left_of = |row: u32| -> (i32, i32) {
             if reads_border && row < m {
                 let at = scratch.add(2 * row as usize);
-                (*at as i32, *at.add(1) as i32)
+                // Volatile: otherwise LLVM turns the choice between these
+                // loads and the constants below into a load through a
+                // chosen pointer, with the constants in local memory.
+                (
+                    core::ptr::read_volatile(at) as i32,
+                    core::ptr::read_volatile(at.add(1)) as i32,
+                )
             } else {
                 (0, neg_inf)
             }
