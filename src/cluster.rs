@@ -170,7 +170,7 @@ impl Job {
                     1 => "rank",
                     _ => "ranks",
                 };
-                format!("{which} {} of {}: {m}", names.join(", "), self.size)
+                format!("{which} {} of {} {m}", names.join(", "), self.size)
             })
             .collect();
         Err(Failed(text.join("; ")).into())
@@ -192,11 +192,15 @@ impl Job {
 
     /// Every rank's `bytes` on rank 0, in rank order; `None` on the others.
     fn gather_bytes(&self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
-        let len = Count::try_from(bytes.len()).unwrap_or(Count::MAX);
-        let bytes = &bytes[..len as usize];
+        // Each message ends in one byte more, so that no buffer is empty:
+        // an empty byte vector's address is 1, which Open MPI takes for
+        // MPI_IN_PLACE.
+        let mut message = bytes[..bytes.len().min(Count::MAX as usize - 1)].to_vec();
+        message.push(0);
+        let len = message.len() as Count;
         if self.rank != 0 {
             self.root().gather_into(&len);
-            self.root().gather_varcount_into(bytes);
+            self.root().gather_varcount_into(&message[..]);
             return None;
         }
         let mut lens = vec![0 as Count; self.size];
@@ -205,12 +209,13 @@ impl Job {
         let total: usize = lens.iter().map(|&l| l as usize).sum();
         let mut all = vec![0u8; total];
         let mut partition = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
-        self.root().gather_varcount_into_root(bytes, &mut partition);
+        self.root()
+            .gather_varcount_into_root(&message[..], &mut partition);
         Some(
             displs
                 .iter()
                 .zip(&lens)
-                .map(|(&d, &l)| all[d as usize..(d + l) as usize].to_vec())
+                .map(|(&d, &l)| all[d as usize..(d + l - 1) as usize].to_vec())
                 .collect(),
         )
     }
