@@ -1,4 +1,5 @@
-//! `warpsw search` under MPI (`cargo test --release --features mpi --test mpi`):
+//! `warpsw search` under MPI
+//! (`cargo test --workspace --release --features warpsw/mpi --test mpi`):
 //! `mpirun -np N` writes the one-process output byte for byte, whatever N;
 //! a rank that fails ends the job with a message naming it and leaves no
 //! output. Needs Open MPI's `mpirun` (`.ci/run` installs it); runs on the
