@@ -56,7 +56,9 @@ pub fn launched_rank() -> Option<usize> {
 }
 
 /// The error of a rank other than 0 when the job stops because some rank
-/// failed: rank 0 says why, this rank says nothing and exits with 2.
+/// failed: rank 0 says why and exits with 2, this rank says nothing and
+/// exits with 0 (a non-zero exit would make the launcher end the job, rank
+/// 0 included, before rank 0 has said why).
 #[derive(Debug)]
 pub struct Stopped;
 

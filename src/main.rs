@@ -28,8 +28,11 @@ fn main() -> ExitCode {
     };
     match run(args) {
         Ok(code) => code,
+        // A rank stopped by another's failure exits 0: a non-zero exit would
+        // make the launcher end the job before rank 0 says why; rank 0's
+        // exit status (2) is the job's.
         #[cfg(feature = "mpi")]
-        Err(err) if err.is::<cluster::Stopped>() => ExitCode::from(2),
+        Err(err) if err.is::<cluster::Stopped>() => ExitCode::SUCCESS,
         Err(err) => {
             // A closed pipe (`warpsw search … | head`) is not an error.
             if let Some(io) = err.downcast_ref::<std::io::Error>()
