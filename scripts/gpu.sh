@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything a GPU machine (no Rust, no network) needs into gpu-bundle/:
 # the release binary, the integration-test binary, the data the GPU runs use,
-# and run.sh. Then, with the device tool:
+# and run.sh (with MPI=1 also the MPI build and a relocatable Open MPI).
+# Then, with the device tool:
 #   run(command="bash gpu-bundle/run.sh all", carry=["gpu-bundle"])
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,14 @@ python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz
 # The CPU engine's top hits for the GPU-vs-CPU comparison, when made beforehand with
 #   warpsw search -q queries.fasta -d mmseqs2_examples_DB.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o bench-data/hits_cpu.tsv
 [ -f bench-data/hits_cpu.tsv ] && cp bench-data/hits_cpu.tsv "$bundle/"
+# MPI=1: the MPI build (warpsw-mpi) and a relocatable Open MPI (about 11 MiB,
+# scripts/mpi_bundle.sh) for run.sh's `mpi` step.
+if [ "${MPI:-0}" = 1 ]; then
+    cargo build --release --bin warpsw --features mpi
+    cp target/release/warpsw "$bundle/warpsw-mpi"
+    strip --strip-debug "$bundle/warpsw-mpi"
+    bash scripts/mpi_bundle.sh "$bundle"
+fi
 git rev-parse --short HEAD > "$bundle/COMMIT"
 du -sh "$bundle"
 size=$(du -sm "$bundle" | cut -f1)

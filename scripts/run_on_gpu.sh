@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, inside the carried
 # gpu-bundle/ (see scripts/gpu.sh):
-#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|workers|ab|all]...
+#   bash gpu-bundle/run.sh [tests|hits|bench|uniprot|gaps|long|parted|traceback|ecoli|lengths|scaling|dbsize|workers|ab|mpi|all]...
 # Everything is logged to $OUT/run.log, every timed run to $OUT/bench.csv
 # (the device tool brings $OUT back); a summary is printed last.
 # Knobs (environment): KERNELS, WARMUP, REPEAT (bench), TB_TIMEOUT (traceback),
@@ -341,6 +341,34 @@ PY
     ok ab "table in ab.md"
 }
 
+step_mpi() {
+    # `search` under MPI (bundle made with MPI=1 scripts/gpu.sh): one process,
+    # then 1 and 2 ranks sharing GPU 0, 20 queries vs the 570k DB (10-1k);
+    # outputs byte-compared; rank 0's summary gives the time spent
+    # gathering the scores (to be < 1 % of the search) and each rank's.
+    synth_db
+    if [ ! -x ./warpsw-mpi ] || [ ! -f openmpi/env.sh ]; then
+        echo "no warpsw-mpi or openmpi/ in the bundle: build it with MPI=1 scripts/gpu.sh"
+        fail mpi
+        return
+    fi
+    echo "== mpi: one process, then mpirun -np 1 and -np 2 on GPU 0, 20 queries vs the 570k DB"
+    local common=(search -q queries.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 --device gpu)
+    ./warpsw "${common[@]}" -o hits_mpi0.tsv 2>&1 | tee mpi.log
+    (
+        . openmpi/env.sh
+        for n in 1 2; do
+            mpirun --bind-to none -np "$n" ./warpsw-mpi "${common[@]}" -o "hits_mpi$n.tsv" 2>&1 | tee -a mpi.log
+        done
+    )
+    cp mpi.log hits_mpi*.tsv "$out/" 2>/dev/null
+    if [ -s hits_mpi0.tsv ] && cmp -s hits_mpi0.tsv hits_mpi1.tsv && cmp -s hits_mpi0.tsv hits_mpi2.tsv; then
+        ok mpi "1 and 2 ranks == one process ($(($(wc -l < hits_mpi0.tsv) - 1)) rows); $(grep -oE '[0-9.]+ GCUPS' mpi.log | tr '\n' ' ')(one process, 1 rank, 2 ranks); $(grep -E 'ranks?: slowest' mpi.log | tail -1)"
+    else
+        fail mpi
+    fi
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "commit $(cat COMMIT)"
 for step in "${@:-all}"; do
@@ -359,8 +387,9 @@ for step in "${@:-all}"; do
         dbsize) step_dbsize ;;
         workers) step_workers ;;
         ab) step_ab ;;
+        mpi) step_mpi ;;
         all) step_tests; step_hits; step_bench; step_uniprot; step_gaps; step_long; step_parted; step_traceback; step_ecoli; step_lengths ;;
-        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, workers, ab, all)"; exit 2 ;;
+        *) echo "unknown step $step (tests, hits, bench, uniprot, gaps, long, parted, traceback, ecoli, lengths, scaling, dbsize, workers, ab, mpi, all)"; exit 2 ;;
     esac
 done
 echo

@@ -4,6 +4,8 @@
 mod align;
 mod bench;
 mod cli;
+#[cfg(feature = "mpi")]
+mod cluster;
 mod demo;
 mod output_file;
 mod progress;
@@ -14,9 +16,23 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        // Under MPI every rank parses the same command line: rank 0 alone
+        // says what is wrong with it.
+        #[cfg(feature = "mpi")]
+        Err(e) if cluster::launched_rank().is_some_and(|r| r != 0) => {
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        Err(e) => e.exit(),
+    };
     match run(args) {
         Ok(code) => code,
+        // A rank stopped by another's failure exits 0: a non-zero exit would
+        // make the launcher end the job before rank 0 says why; rank 0's
+        // exit status (2) is the job's.
+        #[cfg(feature = "mpi")]
+        Err(err) if err.is::<cluster::Stopped>() => ExitCode::SUCCESS,
         Err(err) => {
             // A closed pipe (`warpsw search … | head`) is not an error.
             if let Some(io) = err.downcast_ref::<std::io::Error>()
@@ -38,6 +54,18 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--threads {threads}: {e}"))?;
     }
     output_file::install_signal_handlers();
+    #[cfg(feature = "mpi")]
+    if cluster::launched_rank().is_some() {
+        // Started by an MPI launcher (mpirun, srun): the search is split
+        // over the ranks; any other command would run once per rank.
+        return match args.command {
+            cli::Command::Search(a) => cluster::run(a, args.threads.is_some()),
+            _ if cluster::launched_rank() == Some(0) => anyhow::bail!(
+                "only `search` runs under MPI (mpirun, srun); run the other commands directly"
+            ),
+            _ => Ok(ExitCode::from(2)),
+        };
+    }
     match args.command {
         cli::Command::Search(a) => search::run(a),
         cli::Command::Demo(a) => demo::run(a),

@@ -148,9 +148,52 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
 /// benches/RESULTS.md).
 pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 
-pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
-    // Everything the user chose is checked before any file is read.
+/// A search's options, checked before any input is read, its output,
+/// created, and its queries, read: everything before the database.
+pub struct Prepared {
+    /// The matrix and gap costs.
+    pub scoring: Scoring,
+    /// Where the engines run (`--device`, `--devices`).
+    pub placement: Placement,
+    /// The engines' options (`--kernel`, `--balance`, `--gpu-memory`).
+    pub options: SearchOptions,
+    /// `--stats`.
+    pub method: Method,
+    /// `--format`.
+    pub format: Format,
+    /// `--columns`.
+    pub columns: Option<Vec<host::output::Column>>,
+    /// `--max-target-seqs`.
+    pub top: usize,
+    /// `ln` of `--evalue`.
+    pub max_ln_evalue: f64,
+    /// The output's name as given (`-` for standard output).
+    pub target: PathBuf,
+    /// The output, created and checked.
+    pub out: OutputFile,
+    /// The queries.
+    pub queries: Vec<Record>,
+    /// Whether the output shows the database's descriptions (`stitle`, the
+    /// pairwise format).
+    pub wants_descriptions: bool,
+    /// `--quiet`.
+    pub quiet: bool,
+}
+
+/// The scoring and where and how the engines run: what every process of a
+/// search needs, MPI ranks included.
+pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, SearchOptions)> {
     let scoring = args.scoring.scoring()?;
+    let kernel = parse_kernel(&args.kernel, &args.auto)?;
+    let (placement, options) = placement(&args.placement, kernel)?;
+    Ok((scoring, placement, options))
+}
+
+/// Checks every option and the output (created here), then reads the
+/// queries; the database is not touched.
+pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
+    // Everything the user chose is checked before any file is read.
+    let (scoring, placement, options) = engine_setup(args)?;
     if args.stats == Method::Fixed {
         fixed_parameters(
             scoring.matrix.name(),
@@ -162,25 +205,96 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     if columns.is_some() && args.format == Format::Pairwise {
         bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");
     }
-    let kernel = parse_kernel(&args.kernel, &args.auto)?;
-    let (placement, options) = placement(&args.placement, kernel)?;
-    let top = usize::try_from(args.max_target_seqs).unwrap_or(usize::MAX);
-    let max_ln_evalue = args.evalue.ln();
     let (query_path, db_path) = (&args.inputs.query, &args.inputs.db);
     check_standard_input(&[query_path, db_path])?;
     let target = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(STANDARD_STREAM));
-    let mut out = OutputFile::create(&target, &[query_path, db_path])?;
-
+    let out = OutputFile::create(&target, &[query_path, db_path])?;
     let queries = load_queries(query_path)?;
-    let read_started = Instant::now();
     let wants_descriptions = args.format == Format::Pairwise
         || columns
             .as_ref()
             .is_some_and(|c| c.contains(&host::output::Column::TargetTitle));
-    let (db, descriptions) = match wants_descriptions {
+    Ok(Prepared {
+        scoring,
+        placement,
+        options,
+        method: args.stats,
+        format: args.format,
+        columns,
+        top: usize::try_from(args.max_target_seqs).unwrap_or(usize::MAX),
+        max_ln_evalue: args.evalue.ln(),
+        target,
+        out,
+        queries,
+        wants_descriptions,
+        quiet: args.quiet,
+    })
+}
+
+/// Scores batches of queries against the whole database, in its sorted
+/// order: one process's engine, or the ranks of an MPI job
+/// (`crate::cluster`).
+pub trait Scorer {
+    /// How many queries a batch should hold.
+    fn batch_len(&self) -> usize;
+
+    /// Every query's scores against every database sequence (sorted
+    /// order), telling `progress` the cells done as it goes (as
+    /// [`host::engine::Engine::score_batch_reporting`]).
+    fn score_batch(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> anyhow::Result<Vec<Vec<i32>>>;
+
+    /// Warnings gathered since the last call, for the caller to print.
+    fn take_warnings(&mut self) -> Vec<String>;
+
+    /// One line naming the engine and its hardware, for the summary.
+    fn description(&self) -> String;
+}
+
+impl Scorer for Box<dyn engine::Engine> {
+    fn batch_len(&self) -> usize {
+        engine::Engine::batch_len(&**self)
+    }
+
+    fn score_batch(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> anyhow::Result<Vec<Vec<i32>>> {
+        Ok(self.score_batch_reporting(queries, progress)?)
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        engine::Engine::take_warnings(&mut **self)
+    }
+
+    fn description(&self) -> String {
+        engine::Engine::description(&**self)
+    }
+}
+
+/// A [`Scorer`] ready to search, and how it got there.
+pub struct Ready<S> {
+    /// The scorer, database resident.
+    pub scorer: S,
+    /// Seconds spent preparing and uploading the database.
+    pub upload_seconds: f64,
+    /// How the engine differs from what was asked (said once, unless
+    /// `--quiet`).
+    pub notice: Option<String>,
+}
+
+pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let prepared = prepare(&args)?;
+    let read_started = Instant::now();
+    let db_path = &args.inputs.db;
+    let (db, descriptions) = match prepared.wants_descriptions {
         true => {
             let (db, d) = load_db_with_descriptions(db_path)?;
             (db, Some(d))
@@ -189,11 +303,54 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     };
     let db = Arc::new(db);
     let read_seconds = read_started.elapsed().as_secs_f64();
+    let (placement, scoring, options) = (
+        prepared.placement.clone(),
+        prepared.scoring.clone(),
+        prepared.options.clone(),
+    );
+    let engine_db = db.clone();
+    search(prepared, db, descriptions, read_seconds, move || {
+        let opened = engine::open(placement, engine_db, scoring, &options)?;
+        Ok(Ready {
+            scorer: opened.engine,
+            upload_seconds: opened.upload_seconds,
+            notice: opened.notice,
+        })
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The search itself, once the database is read: the header written, the
+/// scorer opened by `open`, every batch scored, reported and written, the
+/// output committed and the summary printed. Returns the scorer, for a
+/// caller that adds to the summary.
+pub fn search<S: Scorer>(
+    prepared: Prepared,
+    db: Arc<Database>,
+    descriptions: Option<Vec<String>>,
+    read_seconds: f64,
+    open: impl FnOnce() -> anyhow::Result<Ready<S>>,
+) -> anyhow::Result<S> {
+    let Prepared {
+        scoring,
+        placement,
+        options,
+        method,
+        format,
+        columns,
+        top,
+        max_ln_evalue,
+        target,
+        mut out,
+        queries,
+        quiet,
+        ..
+    } = prepared;
     let database = DatabaseSize {
         sequences: db.len() as u64,
         residues: db.total_residues(),
     };
-    let statistics = Statistics::new(args.stats, &scoring, database)?;
+    let statistics = Statistics::new(method, &scoring, database)?;
     // Lengths in input order, for the fit and the E-values.
     let mut lengths = vec![0usize; db.len()];
     let mut sorted_of = vec![0usize; db.len()];
@@ -211,7 +368,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let written = |e: std::io::Error| anyhow::Error::new(e).context(format!("writing {shown}"));
     let mut hits_out = HitsWriter::begin(
         &mut out,
-        args.format,
+        format,
         columns,
         &db,
         descriptions.as_deref(),
@@ -220,21 +377,20 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     .map_err(written)?;
     out.checkpoint().map_err(written)?;
 
-    let align_placement = placement.clone();
-    let opened = engine::open(placement, db.clone(), scoring.clone(), &options)?;
-    if let Some(why) = &opened.notice
-        && !args.quiet
+    let ready = open()?;
+    if let Some(why) = &ready.notice
+        && !quiet
     {
         eprintln!("warpsw: {why}");
     }
-    let mut engine = opened.engine;
+    let mut scorer = ready.scorer;
 
     let residues = u128::from(db.total_residues());
     let total_cells = queries.iter().map(|q| q.codes.len() as u128).sum::<u128>() * residues;
-    let bar = CellProgress::new(total_cells, "", args.quiet);
+    let bar = CellProgress::new(total_cells, "", quiet);
     // Cells done so far, as the engine reports them: per chunk on one GPU
     // or the CPU, so that one long query moves the bar too.
-    let progress = |cells: u128| bar.advance(cells);
+    let progress = |cells: u64| bar.advance(u128::from(cells));
 
     let started = Instant::now();
     let mut cells = 0u128;
@@ -242,21 +398,18 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let mut report_seconds = 0.0;
     let mut notes = Vec::new();
     // The reports of one batch (statistics, ranking, realignment) are made
-    // while the engine scores the next: two stages of a pipeline, so the
-    // GPUs do not wait for the host's work on the hits.
-    let batches: Vec<&[Record]> = queries.chunks(engine.batch_len().max(1)).collect();
+    // on another thread while the scorer scores the next on this one: two
+    // stages of a pipeline, so the GPUs do not wait for the host's work on
+    // the hits. (The scorer stays on this thread: an MPI job's collectives
+    // are called from the thread that started MPI.)
+    let batches: Vec<&[Record]> = queries.chunks(scorer.batch_len().max(1)).collect();
     let mut pending: Option<(&[Record], Vec<Vec<i32>>)> = None;
     for k in 0..=batches.len() {
         let next = batches.get(k).copied();
-        let (scored, reported) = rayon::join(
-            || {
-                next.map(|batch| {
-                    let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-                    engine.score_batch_reporting(&codes, &|cells| progress(u128::from(cells)))
-                })
-            },
-            || {
-                pending.take().map(|(batch, batch_scores)| {
+        let to_report = pending.take();
+        let (scored, reported) = std::thread::scope(|s| {
+            let reporting = s.spawn(|| {
+                to_report.map(|(batch, batch_scores)| {
                     let report_started = Instant::now();
                     let reports = report_batch(
                         batch,
@@ -266,15 +419,23 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                         &sorted_of,
                         &statistics,
                         &scoring,
-                        &align_placement,
+                        &placement,
                         &options,
                         top,
                         max_ln_evalue,
                     );
                     (batch, reports, report_started.elapsed().as_secs_f64())
                 })
-            },
-        );
+            });
+            let scored = next.map(|batch| {
+                let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
+                scorer.score_batch(&codes, &progress)
+            });
+            let reported = reporting
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (scored, reported)
+        });
         if let Some((batch, reports, report_time)) = reported {
             report_seconds += report_time;
             let reports = match reports {
@@ -303,10 +464,10 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                 Ok(batch_scores) => pending = Some((batch, batch_scores)),
                 Err(e) => {
                     bar.finish();
-                    return Err(keep_finished(out, finished, e.into()));
+                    return Err(keep_finished(out, finished, e));
                 }
             }
-            for warning in engine.take_warnings() {
+            for warning in scorer.take_warnings() {
                 bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
             }
         }
@@ -316,7 +477,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     hits_out.finish(&mut out).map_err(written)?;
     out.commit()?;
 
-    if !args.quiet {
+    if !quiet {
         for note in &notes {
             eprintln!("warpsw: statistics: {note}");
         }
@@ -330,16 +491,16 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             cells as f64,
             seconds,
             gcups(cells, seconds),
-            engine.description(),
+            scorer.description(),
             read_seconds,
-            opened.upload_seconds,
+            ready.upload_seconds,
             report_seconds,
             statistics.method(),
             database.sequences,
             database.residues,
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(scorer)
 }
 
 /// One batch's reports: for each query its statistics from all its scores

@@ -41,6 +41,10 @@
 //! monotone and end at the total, that the original order is a permutation,
 //! that every residue is a residue code — and reports it as
 //! [`Error::DbFile`]; it never panics on any input.
+//!
+//! [`SplitFile`] opens a file to be searched in parts, one per process of
+//! an MPI job: each process reads only its part's residues and index
+//! entries, and the parts' checksums combine into the file's.
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -315,6 +319,7 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 }
 
 /// The header's fields, checked against each other and the file's size.
+#[derive(Debug)]
 struct Header {
     sequences: usize,
     residues: usize,
@@ -464,55 +469,61 @@ pub fn open_with_descriptions(path: &Path) -> Result<(Database, Vec<String>)> {
     Ok((db, descriptions))
 }
 
-fn parse(
+fn parse(path: &Path, map: Arc<Mmap>, descriptions: Option<&mut Vec<String>>) -> Result<Database> {
+    let header = parse_header(path, &map)?;
+    let layout = &header.layout;
+    let payload = &map[layout.header_size as usize..];
+    if crc32fast::hash(payload) != header.payload_crc {
+        return Err(db_error(
+            path,
+            "checksum mismatch in payload: the file is corrupt",
+        ));
+    }
+    let start = layout.sections[0] as usize;
+    check_codes(path, &map, start..start + header.residues, start)?;
+    index(path, map, &header, descriptions)
+}
+
+/// Checks that every byte of `residues` (a range of `bytes`, in the residue
+/// section that starts at `section`) is a residue code.
+fn check_codes(path: &Path, bytes: &[u8], residues: Range<usize>, section: usize) -> Result<()> {
+    match bytes[residues.clone()]
+        .iter()
+        .position(|&c| c as usize >= NUM_RESIDUES)
+    {
+        None => Ok(()),
+        Some(bad) => Err(db_error(
+            path,
+            format!(
+                "residue {} has code {}, not a residue code (0..{NUM_RESIDUES})",
+                residues.start - section + bad,
+                bytes[residues.start + bad]
+            ),
+        )),
+    }
+}
+
+/// The database of a file whose header is checked: the index sections
+/// (offsets, original order, ids) read and checked, residues left in the
+/// mapping and not read.
+fn index(
     path: &Path,
     map: Arc<Mmap>,
+    header: &Header,
     mut descriptions: Option<&mut Vec<String>>,
 ) -> Result<Database> {
     let (ids, residues, offsets, original) = {
         let bytes: &[u8] = &map;
-        let header = parse_header(path, bytes)?;
         let layout = &header.layout;
-        let payload = &bytes[layout.header_size as usize..];
-        if crc32fast::hash(payload) != header.payload_crc {
-            return Err(db_error(
-                path,
-                "checksum mismatch in payload: the file is corrupt",
-            ));
-        }
         let n = header.sequences;
         let total = header.residues;
         let residues: Range<usize> = {
             let start = layout.sections[0] as usize;
             start..start + total
         };
-        if let Some(bad) = bytes[residues.clone()]
-            .iter()
-            .position(|&c| c as usize >= NUM_RESIDUES)
-        {
-            return Err(db_error(
-                path,
-                format!(
-                    "residue {bad} has code {}, not a residue code (0..{NUM_RESIDUES})",
-                    bytes[residues.start + bad]
-                ),
-            ));
-        }
         let offsets = read_u64s(section(bytes, layout, 1, (n + 1) * 8));
         check_offsets(path, "sequence offsets", &offsets, total as u64)?;
-        if let Some(k) = offsets
-            .windows(2)
-            .position(|w| w[1] - w[0] > crate::fasta::MAX_SEQUENCE_LENGTH as u64)
-        {
-            return Err(db_error(
-                path,
-                format!(
-                    "sequence {k} (sorted position) has {} residues; at most {} are supported",
-                    offsets[k + 1] - offsets[k],
-                    crate::fasta::MAX_SEQUENCE_LENGTH
-                ),
-            ));
-        }
+        check_lengths(path, &offsets, 0)?;
         let original: Vec<u32> = section(bytes, layout, 2, n * 4)
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -524,11 +535,7 @@ fn parse(
         let id_bytes = section(bytes, layout, 4, id_total as usize);
         let mut ids = Vec::with_capacity(n);
         for (k, w) in id_offsets.windows(2).enumerate() {
-            let header =
-                std::str::from_utf8(&id_bytes[w[0] as usize..w[1] as usize]).map_err(|_| {
-                    db_error(path, format!("the id of sequence {k} is not valid UTF-8"))
-                })?;
-            let (id, description) = header.split_once(' ').unwrap_or((header, ""));
+            let (id, description) = split_header(path, k, &id_bytes[w[0] as usize..w[1] as usize])?;
             ids.push(id.to_owned());
             if let Some(descriptions) = descriptions.as_mut() {
                 descriptions.push(description.to_owned());
@@ -542,6 +549,277 @@ fn parse(
         offsets,
         original,
     ))
+}
+
+/// A stored header split into the id and the description.
+fn split_header<'a>(path: &Path, k: usize, bytes: &'a [u8]) -> Result<(&'a str, &'a str)> {
+    let header = std::str::from_utf8(bytes)
+        .map_err(|_| db_error(path, format!("the id of sequence {k} is not valid UTF-8")))?;
+    Ok(header.split_once(' ').unwrap_or((header, "")))
+}
+
+/// No sequence longer than [`crate::fasta::MAX_SEQUENCE_LENGTH`];
+/// `first` is the sorted position of `offsets[0]`, for the message.
+fn check_lengths(path: &Path, offsets: &[u64], first: usize) -> Result<()> {
+    match offsets
+        .windows(2)
+        .position(|w| w[1] - w[0] > crate::fasta::MAX_SEQUENCE_LENGTH as u64)
+    {
+        None => Ok(()),
+        Some(k) => Err(db_error(
+            path,
+            format!(
+                "sequence {} (sorted position) has {} residues; at most {} are supported",
+                first + k,
+                offsets[k + 1] - offsets[k],
+                crate::fasta::MAX_SEQUENCE_LENGTH
+            ),
+        )),
+    }
+}
+
+/// A `.wsw` file searched in parts, one per process of an MPI job: each
+/// part maps and reads only its own residues and the slice of the index
+/// that describes them, and one process (the one that writes the output)
+/// reads the whole index.
+///
+/// The parts are ranges of sorted positions holding nearly equal residues
+/// ([`SplitFile::range`]); together they tile the database, so scores
+/// gathered part after part are the whole database's in sorted order.
+/// Each part checks its residue codes and computes the CRC32 of its
+/// residue bytes ([`Part::checksum`]); [`SplitFile::verify`] combines the
+/// parts' CRCs with the rest of the payload into the file's payload
+/// checksum, so the whole file is still checked, each byte by one process.
+#[derive(Debug)]
+pub struct SplitFile {
+    path: PathBuf,
+    map: Arc<Mmap>,
+    header: Header,
+}
+
+/// One part of a [`SplitFile`].
+#[derive(Debug)]
+pub struct Part {
+    /// The part's sequences as a database of their own, sorted order
+    /// (that of the file) and input order alike; residues left in the
+    /// mapping.
+    pub database: Database,
+    /// The CRC32 of the part's residue bytes.
+    pub checksum: Checksum,
+}
+
+/// The CRC32 of a run of bytes and its length: what [`SplitFile::verify`]
+/// combines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checksum {
+    /// CRC32 (IEEE, as `crc32fast` computes it).
+    pub crc: u32,
+    /// Bytes hashed.
+    pub len: u64,
+}
+
+impl SplitFile {
+    /// Memory-maps `path` and checks its header (magic, version, alphabet,
+    /// sizes, header checksum); nothing else is read.
+    ///
+    /// # Errors
+    /// As [`open`], for the header.
+    pub fn open(path: &Path) -> Result<SplitFile> {
+        let file = File::open(path).map_err(io_error(path))?;
+        // SAFETY: as in `open`.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_error(path))?;
+        let header = parse_header(path, &map)?;
+        Ok(SplitFile {
+            path: path.to_path_buf(),
+            map: Arc::new(map),
+            header,
+        })
+    }
+
+    /// Sequences in the file.
+    pub fn sequences(&self) -> usize {
+        self.header.sequences
+    }
+
+    /// Residues in the file.
+    pub fn total_residues(&self) -> u64 {
+        self.header.residues as u64
+    }
+
+    /// `offsets[i]`, read from the mapping (`i ≤ sequences`).
+    fn offset(&self, i: usize) -> u64 {
+        u64_at(&self.map, self.header.layout.sections[1] as usize + 8 * i)
+    }
+
+    /// Part `k` of `parts`: sorted positions `b(k)..b(k + 1)`, where `b(k)`
+    /// is the sequence boundary nearest to `k/parts` of the residues (the
+    /// lower one on a tie). Each part holds `residues/parts` residues give
+    /// or take the longest sequence; parts are empty when there are more
+    /// parts than sequences. Reads `O(log n)` offsets.
+    pub fn range(&self, k: usize, parts: usize) -> Range<usize> {
+        split_point(|i| self.offset(i), self.sequences(), k, parts)
+            ..split_point(|i| self.offset(i), self.sequences(), k + 1, parts)
+    }
+
+    /// The sequences at sorted positions `range` (from [`SplitFile::range`]):
+    /// their offsets, ids and residues read and checked, the CRC32 of their
+    /// residue bytes computed.
+    ///
+    /// # Errors
+    /// [`Error::DbFile`] naming what is wrong (offsets out of order, a
+    /// residue that is no residue code, an id that is not UTF-8, positions
+    /// outside the file).
+    pub fn part(&self, range: Range<usize>) -> Result<Part> {
+        let path = &self.path;
+        let layout = &self.header.layout;
+        let n = self.sequences();
+        if range.start > range.end || range.end > n {
+            return Err(db_error(
+                path,
+                format!("part {range:?} is outside the file's {n} sequences"),
+            ));
+        }
+        let total = self.total_residues();
+        let offsets: Vec<u64> = (range.start..=range.end).map(|i| self.offset(i)).collect();
+        if let Some(k) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(db_error(
+                path,
+                format!("sequence offsets decrease at entry {}", range.start + k + 1),
+            ));
+        }
+        let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+        if last > total {
+            return Err(db_error(
+                path,
+                format!("sequence offsets end at {last}, the header says {total}"),
+            ));
+        }
+        check_lengths(path, &offsets, range.start)?;
+        let start = layout.sections[0] as usize;
+        let residues = start + first as usize..start + last as usize;
+        check_codes(path, &self.map, residues.clone(), start)?;
+        let checksum = Checksum {
+            crc: crc32fast::hash(&self.map[residues.clone()]),
+            len: last - first,
+        };
+        // The part's ids, in its (sorted) order.
+        let id_total = layout.file_size - layout.sections[4];
+        let id_offset = |o: usize| u64_at(&self.map, layout.sections[3] as usize + 8 * o);
+        let mut ids = Vec::with_capacity(range.len());
+        for i in range.clone() {
+            let o = u32_at(&self.map, layout.sections[2] as usize + 4 * i) as usize;
+            if o >= n {
+                return Err(db_error(
+                    path,
+                    format!("the original order is not a permutation (entry {i} is {o})"),
+                ));
+            }
+            let (a, b) = (id_offset(o), id_offset(o + 1));
+            if a > b || b > id_total {
+                return Err(db_error(
+                    path,
+                    format!("id offsets of sequence {o} are corrupt"),
+                ));
+            }
+            let at = layout.sections[4] as usize;
+            let bytes = &self.map[at + a as usize..at + b as usize];
+            ids.push(split_header(path, o, bytes)?.0.to_owned());
+        }
+        let offsets = offsets.iter().map(|&o| o - first).collect();
+        let original = (0..range.len() as u32).collect();
+        Ok(Part {
+            database: Database::from_parts(
+                ids,
+                Storage::Mapped(self.map.clone(), residues),
+                offsets,
+                original,
+            ),
+            checksum,
+        })
+    }
+
+    /// The whole database (with the descriptions when asked): the index
+    /// sections read and checked as [`open`] checks them, the residues
+    /// left in the mapping and not read (the parts check them, and
+    /// [`SplitFile::verify`] the checksum).
+    ///
+    /// # Errors
+    /// As [`open`], but for the payload checksum and the residue codes.
+    pub fn whole(&self, with_descriptions: bool) -> Result<(Database, Option<Vec<String>>)> {
+        let mut descriptions = with_descriptions.then(Vec::new);
+        let db = index(
+            &self.path,
+            self.map.clone(),
+            &self.header,
+            descriptions.as_mut(),
+        )?;
+        Ok((db, descriptions))
+    }
+
+    /// Checks the file's payload checksum from the parts' checksums
+    /// (`parts`, in order, tiling the residues) and the bytes after the
+    /// residues.
+    ///
+    /// # Errors
+    /// [`Error::DbFile`] when the checksums do not match (the file is
+    /// corrupt) or the parts do not cover the residues.
+    pub fn verify(&self, parts: &[Checksum]) -> Result<()> {
+        let layout = &self.header.layout;
+        let covered: u64 = parts.iter().map(|p| p.len).sum();
+        if covered != self.total_residues() {
+            return Err(db_error(
+                &self.path,
+                format!(
+                    "the parts cover {covered} residues of {}",
+                    self.total_residues()
+                ),
+            ));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        for part in parts {
+            crc.combine(&crc32fast::Hasher::new_with_initial_len(part.crc, part.len));
+        }
+        let rest = (layout.sections[0] + self.total_residues()) as usize;
+        let mut tail = crc32fast::Hasher::new();
+        tail.update(&self.map[rest..]);
+        crc.combine(&tail);
+        if crc.finalize() != self.header.payload_crc {
+            return Err(db_error(
+                &self.path,
+                "checksum mismatch in payload: the file is corrupt",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The first sorted position of part `k` of `parts` over `n` sequences
+/// whose residue offsets `offset(0..=n)` rise: the boundary nearest to
+/// `k·total/parts` residues, the lower one on a tie.
+fn split_point(offset: impl Fn(usize) -> u64, n: usize, k: usize, parts: usize) -> usize {
+    if k == 0 || parts == 0 {
+        return 0;
+    }
+    if k >= parts {
+        return n;
+    }
+    let total = offset(n);
+    let target = (u128::from(total) * k as u128 / parts as u128) as u64;
+    // The first boundary at or past the target (binary search over 0..=n).
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if offset(mid) < target {
+            lo = mid + 1
+        } else {
+            hi = mid
+        }
+    }
+    if lo > 0 && target.abs_diff(offset(lo - 1)) <= offset(lo).abs_diff(target) {
+        lo - 1
+    } else {
+        lo
+    }
 }
 
 fn read_u64s(bytes: &[u8]) -> Vec<u64> {
@@ -866,6 +1144,114 @@ mod tests {
         // Section offsets that disagree with the counts.
         edit(&path, true, |b| b[56] ^= 8);
         assert!(message(open(&path).unwrap_err()).contains("sections do not match"));
+    }
+
+    /// Every part of `file` for `parts` parts, checked and in order.
+    fn split(file: &SplitFile, parts: usize) -> Vec<Part> {
+        (0..parts)
+            .map(|k| file.part(file.range(k, parts)).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn parts_tile_the_database_and_verify() {
+        let db = sample();
+        let (_dir, path) = written(&db);
+        let file = SplitFile::open(&path).unwrap();
+        assert_eq!(file.sequences(), 5);
+        assert_eq!(file.total_residues(), db.total_residues());
+        let (whole, descriptions) = file.whole(true).unwrap();
+        assert_same(&db, &whole);
+        assert_eq!(descriptions, Some(vec![String::new(); 5]));
+        // More parts than sequences included: empty parts.
+        for parts in 1..=8 {
+            let split = split(&file, parts);
+            let mut position = 0;
+            for part in &split {
+                let p = &part.database;
+                for i in 0..p.len() {
+                    assert_eq!(p.sequence(i), db.sequence(position));
+                    assert_eq!(
+                        p.id(p.original_index(i)),
+                        db.id(db.original_index(position))
+                    );
+                    position += 1;
+                }
+            }
+            assert_eq!(position, db.len());
+            let checksums: Vec<Checksum> = split.iter().map(|p| p.checksum).collect();
+            file.verify(&checksums).unwrap();
+            assert!(file.verify(&checksums[1..]).is_err() || checksums[0].len == 0);
+        }
+    }
+
+    #[test]
+    fn parts_hold_nearly_equal_residues() {
+        let records: Vec<Record> = (0..300)
+            .map(|i| record(&format!("s{i}"), &vec![(i % 20) as u8; 1 + (i * 37) % 251]))
+            .collect();
+        let db = Database::from_records(records);
+        let (_dir, path) = written(&db);
+        let file = SplitFile::open(&path).unwrap();
+        let longest = db.length(0) as u64;
+        for parts in [1, 2, 3, 5, 7, 16, 299, 300, 301, 1000] {
+            let ranges: Vec<Range<usize>> = (0..parts).map(|k| file.range(k, parts)).collect();
+            assert_eq!(ranges[0].start, 0);
+            assert_eq!(ranges[parts - 1].end, db.len());
+            for (k, r) in ranges.iter().enumerate() {
+                if k > 0 {
+                    assert_eq!(ranges[k - 1].end, r.start);
+                }
+                let residues = db.offsets()[r.end] - db.offsets()[r.start];
+                let share = db.total_residues() as f64 / parts as f64;
+                assert!(
+                    (residues as f64 - share).abs() <= longest as f64,
+                    "{parts} parts: part {k} has {residues} residues, share {share}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_corrupt_part_is_named_by_that_part_or_the_checksum() {
+        let db = sample();
+        let (_dir, path) = written(&db);
+        let file = SplitFile::open(&path).unwrap();
+        let second = file.range(1, 2);
+        let at = header_size(LETTERS.len()) as usize + db.offsets()[second.start] as usize;
+        drop(file);
+        // A byte that is no residue code: the part that holds it says so.
+        edit(&path, false, |b| b[at] = 30);
+        let file = SplitFile::open(&path).unwrap();
+        assert!(file.part(file.range(0, 2)).is_ok());
+        let m = message(file.part(second.clone()).unwrap_err());
+        assert!(m.contains("has code 30, not a residue code"), "{m}");
+        drop(file);
+        // Another residue code: only the combined checksum sees it.
+        edit(&path, false, |b| b[at] = 1);
+        let file = SplitFile::open(&path).unwrap();
+        let checksums: Vec<Checksum> = split(&file, 2).iter().map(|p| p.checksum).collect();
+        assert_eq!(
+            message(file.verify(&checksums).unwrap_err()),
+            "checksum mismatch in payload: the file is corrupt"
+        );
+        let reversed = Range { start: 5, end: 4 };
+        assert!(file.part(reversed).is_err());
+        assert!(file.part(0..6).is_err());
+    }
+
+    #[test]
+    fn split_points_on_plain_offsets() {
+        let offsets = [0u64, 10, 20, 30, 40];
+        let at = |k, parts| split_point(|i| offsets[i], 4, k, parts);
+        assert_eq!((0..=2).map(|k| at(k, 2)).collect::<Vec<_>>(), [0, 2, 4]);
+        assert_eq!((0..=3).map(|k| at(k, 3)).collect::<Vec<_>>(), [0, 1, 3, 4]);
+        assert_eq!(
+            (0..=8).map(|k| at(k, 8)).collect::<Vec<_>>(),
+            [0, 0, 1, 1, 2, 2, 3, 3, 4]
+        );
+        // Empty database.
+        assert_eq!(split_point(|_| 0, 0, 1, 3), 0);
     }
 
     proptest! {
