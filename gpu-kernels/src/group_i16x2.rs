@@ -287,7 +287,7 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
     table: *const u32,
     pair_index: usize,
 ) {
-    const { assert!(R % 2 == 0, "columns are computed two at a time") };
+    const { assert!(R.is_multiple_of(2), "columns are computed two at a time") };
     let threads = p.threads as usize;
     let low = 2 * pair_index;
     let has_low = low < threads;
@@ -357,15 +357,15 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
         // last lane handed out of that row in the pass before.
         let reads_border = PASSES && pass > 0;
         let left_of = |row: u32| -> (i32, i32) {
-            if reads_border && row < m {
-                let at = scratch.add(2 * row as usize);
-                // Volatile: otherwise LLVM turns the choice between these
-                // loads and the constants below into a load through a
-                // chosen pointer, with the constants in local memory.
-                (
-                    core::ptr::read_volatile(at) as i32,
-                    core::ptr::read_volatile(at.add(1)) as i32,
-                )
+            if reads_border {
+                // Loaded whatever the row (a valid one), chosen after, and
+                // volatile: else LLVM turns the choice between the loads
+                // and the constants below into a load through a chosen
+                // pointer, with the constants in local memory.
+                let at = scratch.add(2 * row.min(m - 1) as usize);
+                let h = core::ptr::read_volatile(at) as i32;
+                let e = core::ptr::read_volatile(at.add(1)) as i32;
+                if row < m { (h, e) } else { (0, neg_inf) }
             } else {
                 (0, neg_inf)
             }
@@ -379,8 +379,8 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
         // their left neighbour's from the step before; every lane computes
         // its row and hands its last column's H and the E leaving it on;
         // the last lane's (row `t - G + 1`) go to the scratch for the next
-        // pass, and lane 0 takes the left of row `t + 1`.
-        let mut step = |t: u32, next: u32| {
+        // pass, and lane 0 takes `(h_next, e_next)`, the left of row `t + 1`.
+        let mut step = |t: u32, next: u32, (h_next, e_next): (i32, i32)| {
             letter = letter.shift_up(next as i32);
             let mut in_h = [0i32; N];
             let mut in_e = [0i32; N];
@@ -408,7 +408,6 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
                     }
                 });
             }
-            let (h_next, e_next) = left_of(t + 1);
             left_h = V::from_lanes(|l| out_h[l % N]).shift_up(h_next);
             left_e = V::from_lanes(|l| out_e[l % N]).shift_up(e_next);
         };
@@ -426,10 +425,18 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
             } else {
                 pad_word
             };
-            step(t, word & 0xff);
-            step(t + 1, (word >> 8) & 0xff);
-            step(t + 2, (word >> 16) & 0xff);
-            step(t + 3, word >> 24);
+            // The four rows' left borders, loaded together before they are
+            // needed.
+            let border = [
+                left_of(t + 1),
+                left_of(t + 2),
+                left_of(t + 3),
+                left_of(t + 4),
+            ];
+            step(t, word & 0xff, border[0]);
+            step(t + 1, (word >> 8) & 0xff, border[1]);
+            step(t + 2, (word >> 16) & 0xff, border[2]);
+            step(t + 3, word >> 24, border[3]);
             t += 4;
         }
         // The next pass reads what the last lane wrote.
