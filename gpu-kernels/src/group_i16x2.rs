@@ -355,7 +355,8 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
         // What lane 0 takes at the left of row `row`: the matrix's left
         // border in the first pass (H = 0, no gap), else the H and E the
         // last lane handed out of that row in the pass before.
-        let reads_border = PASSES && pass > 0;
+        // (An empty query has no rows, and its scratch no words.)
+        let reads_border = PASSES && pass > 0 && m > 0;
         let left_of = |row: u32| -> (i32, i32) {
             if reads_border {
                 // Loaded whatever the row (a valid one), chosen after, and
