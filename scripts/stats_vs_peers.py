@@ -9,14 +9,17 @@ hits on (query id, target id), first hit of each pair, and prints:
 * of the peer's hits with E < 10, how many warpsw reports with E < 10 and
   how many have E-values within a factor 2 (split at E = 0.001), with the
   median ratio warpsw / peer;
-* with --exact: how many E-values and bit scores print the same
-  (warpsw's E rounded to the peer's printed digits, bits to one decimal or
-  to a whole number as blastp cuts them).
+* with --exact: of the pairs with the same raw score (when both files have
+  a 13th column, the raw score; else all pairs in both), how many E-values
+  and bit scores print the same (warpsw's blast6 prints them as BLAST
+  does: compared as text).
 
-Run the searches with the same matrix and gap costs, e.g. BLOSUM62 10/1:
+Run the searches with the same matrix and gap costs, e.g. BLOSUM62 10/1
+(warpsw's E-value cut a little above the peer's, so that a hit just above
+10 here is still compared):
 
     warpsw search -q queries.fasta -d uni20k.fa --device cpu --gap-open 10 \\
-        --gap-extend 1 --format blast6 --evalue 10 --max-target-seqs 500 -o w.b6
+        --gap-extend 1 --format blast6 --evalue 20 --max-target-seqs 500 -o w.b6
     ssearch36 -q -T 2 -s BL62 -f -10 -g -1 -m 8 -E 10 -b 500 -d 0 \\
         queries.fasta uni20k.fa > s.m8
     scripts/stats_vs_peers.py w.b6 s.m8
@@ -26,8 +29,10 @@ a gap of k residues costs f + k·g, warpsw's convention.) For blastp:
 
     blastp -query queries.fasta -db uni20k -matrix BLOSUM62 -gapopen 11 \\
         -gapextend 1 -comp_based_stats 0 -seg no -evalue 10 \\
-        -max_target_seqs 500 -outfmt 6 > b.tsv
-    scripts/stats_vs_peers.py --exact w_fixed.b6 b.tsv
+        -max_target_seqs 500 -outfmt "6 std score" > b.tsv
+    warpsw search -q queries.fasta -d uni20k.fa --device cpu --stats fixed \\
+        --format blast6 --columns std,score --evalue 10 --max-target-seqs 500 -o wf.b6
+    scripts/stats_vs_peers.py --exact wf.b6 b.tsv
 
 --min-within F makes the exit status 1 when fewer than F % of the peer's
 E < 10 hits are within a factor 2.
@@ -40,7 +45,9 @@ import sys
 
 
 def read_tabular(path):
-    """(query, target) -> (E-value, bits, E as printed, bits as printed)."""
+    """(query, target) -> (E-value, bits, E as printed, bits as printed, raw
+    score or None): the raw score from a 13th column when there is one
+    (`--columns std,score`, `-outfmt "6 std score"`)."""
     hits = {}
     with open(path) as f:
         for line in f:
@@ -51,7 +58,8 @@ def read_tabular(path):
                 sys.exit(f"{path}: expected 12 tab-separated columns: {line!r}")
             key = (fields[0], fields[1])
             if key not in hits:
-                hits[key] = (float(fields[10]), float(fields[11]), fields[10], fields[11])
+                score = int(fields[12]) if len(fields) > 12 else None
+                hits[key] = (float(fields[10]), float(fields[11]), fields[10], fields[11], score)
     return hits
 
 
@@ -60,20 +68,6 @@ def ratio(ours, theirs):
     if ours == 0.0 or theirs == 0.0:
         return 1.0 if max(ours, theirs) < 1e-180 else math.inf
     return ours / theirs
-
-
-def same_print(ours, printed):
-    """Whether `ours` prints as `printed` with as many significant digits."""
-    value = float(printed)
-    if value == 0.0:
-        return ours < 1e-180
-    text = printed.lower()
-    mantissa = text.split("e")[0].lstrip("-")
-    digits = len(mantissa.replace(".", "").lstrip("0")) or 1
-    if "e" not in text and "." not in text:
-        # A whole number prints as itself (e.g. blastp's bits 209).
-        return round(ours) == value or math.floor(ours) == value
-    return float(f"{ours:.{digits - 1}e}") == float(f"{value:.{digits - 1}e}")
 
 
 def main():
@@ -112,10 +106,15 @@ def main():
     print(f"median E ratio warpsw / peer: {median:.3f}")
     if args.exact:
         common = [k for k in peer if k in ours]
-        same_e = [k for k in common if same_print(ours[k][0], peer[k][2])]
-        same_bits = [k for k in common if same_print(ours[k][1], peer[k][3])]
-        print(f"pairs in both: {len(common)}; E-values printed the same: {len(same_e)}; "
-              f"bit scores printed the same: {len(same_bits)}")
+        scored = all(ours[k][4] is not None and peer[k][4] is not None for k in common)
+        if scored:
+            common = [k for k in common if ours[k][4] == peer[k][4]]
+        same_e = [k for k in common if ours[k][2] == peer[k][2]]
+        same_bits = [k for k in common if ours[k][3] == peer[k][3]]
+        print(f"pairs in both{' with the same raw score' if scored else ''}: {len(common)}; "
+              f"E-values printed the same: {len(same_e)}; bit scores printed the same: {len(same_bits)}")
+        for k in [k for k in common if ours[k][2] != peer[k][2]][:5]:
+            print(f"  {k[0]} {k[1]}: E {ours[k][2]} here, {peer[k][2]} there")
     if args.min_within is not None and share < args.min_within:
         print(f"fewer than {args.min_within} % within a factor 2", file=sys.stderr)
         return 1

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -148,6 +149,10 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
 /// benches/RESULTS.md).
 pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 
+/// The most batches the engine scores ahead while a report is made (their
+/// scores wait in memory: one `i32` per database sequence and query).
+pub const MAX_BATCHES_AHEAD: usize = 64;
+
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // Everything the user chose is checked before any file is read.
     let scoring = args.scoring.scoring()?;
@@ -241,41 +246,69 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let mut finished = 0usize;
     let mut report_seconds = 0.0;
     let mut notes = Vec::new();
-    // The reports of one batch (statistics, ranking, realignment) are made
-    // while the engine scores the next: two stages of a pipeline, so the
-    // GPUs do not wait for the host's work on the hits.
-    let batches: Vec<&[Record]> = queries.chunks(engine.batch_len().max(1)).collect();
-    let mut pending: Option<(&[Record], Vec<Vec<i32>>)> = None;
-    for k in 0..=batches.len() {
-        let next = batches.get(k).copied();
+    // The reports (statistics, ranking, realignment) of the batches scored
+    // so far are made while the engine scores the next ones: two stages of
+    // a pipeline, so the GPUs do not wait for the host's work on the hits.
+    // The engine keeps scoring until the reports are done (up to
+    // MAX_BATCHES_AHEAD batches), and the next report takes every batch
+    // scored meanwhile: the realignments of many queries then run side by
+    // side, instead of one query's longest pair after another's.
+    let batch_len = engine.batch_len().max(1);
+    let mut scored_upto = 0usize; // queries[..scored_upto] are scored
+    let mut pending: Option<(usize, Vec<Vec<i32>>)> = None; // first query, scores
+    let mut failed: Option<anyhow::Error> = None;
+    // After a scoring error the batches scored before it are still
+    // reported, then the search stops.
+    while pending.is_some() || (failed.is_none() && scored_upto < queries.len()) {
+        let reporting = pending.take();
+        let done = AtomicBool::new(reporting.is_none());
+        let first_unscored = match failed {
+            None => scored_upto,
+            Some(_) => queries.len(),
+        };
         let (scored, reported) = rayon::join(
             || {
-                next.map(|batch| {
+                let mut scores = Vec::new();
+                let mut next = first_unscored;
+                let mut taken = 0;
+                while next < queries.len() && taken < MAX_BATCHES_AHEAD {
+                    let batch = &queries[next..(next + batch_len).min(queries.len())];
                     let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-                    engine.score_batch_reporting(&codes, &|cells| progress(u128::from(cells)))
-                })
+                    match engine.score_batch_reporting(&codes, &|cells| progress(u128::from(cells)))
+                    {
+                        Ok(batch_scores) => scores.extend(batch_scores),
+                        Err(e) => return (scores, Some(e)),
+                    }
+                    next += batch.len();
+                    taken += 1;
+                    if done.load(Ordering::Acquire) {
+                        break;
+                    }
+                }
+                (scores, None)
             },
             || {
-                pending.take().map(|(batch, batch_scores)| {
-                    let report_started = Instant::now();
-                    let reports = report_batch(
-                        batch,
-                        batch_scores,
-                        &db,
-                        &lengths,
-                        &sorted_of,
-                        &statistics,
-                        &scoring,
-                        &align_placement,
-                        &options,
-                        top,
-                        max_ln_evalue,
-                    );
-                    (batch, reports, report_started.elapsed().as_secs_f64())
-                })
+                let (first, group_scores) = reporting?;
+                let group = &queries[first..first + group_scores.len()];
+                let report_started = Instant::now();
+                let reports = report_batch(
+                    group,
+                    group_scores,
+                    &db,
+                    &lengths,
+                    &sorted_of,
+                    &statistics,
+                    &scoring,
+                    &align_placement,
+                    &options,
+                    top,
+                    max_ln_evalue,
+                );
+                done.store(true, Ordering::Release);
+                Some((group, reports, report_started.elapsed().as_secs_f64()))
             },
         );
-        if let Some((batch, reports, report_time)) = reported {
+        if let Some((group, reports, report_time)) = reported {
             report_seconds += report_time;
             let reports = match reports {
                 Ok(reports) => reports,
@@ -286,7 +319,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             };
             // Each finished query is written and handed to the system at
             // once: an interrupted run keeps it (in FILE.partial).
-            for (q, hits) in batch.iter().zip(&reports) {
+            for (q, hits) in group.iter().zip(&reports) {
                 if let Some(note) = &hits.statistics.note
                     && !notes.contains(note)
                 {
@@ -298,18 +331,21 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                 finished += 1;
             }
         }
-        if let (Some(batch), Some(scored)) = (next, scored) {
-            match scored {
-                Ok(batch_scores) => pending = Some((batch, batch_scores)),
-                Err(e) => {
-                    bar.finish();
-                    return Err(keep_finished(out, finished, e.into()));
-                }
-            }
-            for warning in engine.take_warnings() {
-                bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
-            }
+        let (new_scores, error) = scored;
+        if !new_scores.is_empty() {
+            pending = Some((scored_upto, new_scores));
+            scored_upto += pending.as_ref().map_or(0, |p| p.1.len());
         }
+        for warning in engine.take_warnings() {
+            bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
+        }
+        if let Some(e) = error {
+            failed = Some(e.into());
+        }
+    }
+    if let Some(e) = failed {
+        bar.finish();
+        return Err(keep_finished(out, finished, e));
     }
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();

@@ -51,7 +51,16 @@
 //!   Altschul, S. F., Bundschuh, R., Olsen, R. & Hwa, T. (2001). *The
 //!   estimation of statistical parameters for local alignment score
 //!   distributions.* Nucleic Acids Res. 29:351–361 ([`length_adjustment`]).
-//!   A matrix and gap costs without published parameters are an error.
+//!   Where the tables also have the finite-size correction's estimates (all
+//!   rows but six PAM ones), the E-value of a hit is instead that of
+//!   Park, Y., Sheetlin, S., Ma, N., Madden, T. L. & Spouge, J. L. (2012).
+//!   *New finite-size correction for local alignment score distributions.*
+//!   BMC Research Notes 5:286, as `blastp` 2.12 computes it: the pair's
+//!   expected count `area·K·e^(−λS)` ([`Spouge::ln_area`], the lengths the
+//!   alignments of score S take up from the query and the target) times
+//!   `D/n`, the database's residues over the target's. The edge-corrected
+//!   search space is still stated. A matrix and gap costs without
+//!   published parameters are an error.
 //!
 //! # Bit scores
 //! The bit score `S'` of a hit is the one for which `m·n·2^(−S')` is the
@@ -90,7 +99,8 @@ pub enum Method {
     /// Fitted to the search's own scores (Pearson 1998), as SSEARCH does.
     Fitted,
     /// Karlin–Altschul with the published λ, K (Altschul & Gish 1996, BLAST's
-    /// tables) and BLAST's edge correction.
+    /// tables), the finite-size correction of Park et al. (2012) where the
+    /// tables have it, else BLAST's edge correction.
     Fixed,
 }
 
@@ -782,7 +792,7 @@ impl Bins {
             bins += 1;
         }
         let det = w * wxx - wx * wx;
-        if bins < 5 || !(det > 1e-3) {
+        if bins < 5 || det.is_nan() || det <= 1e-3 {
             return None;
         }
         Some(BinLine {
@@ -938,7 +948,8 @@ pub fn ln_pvalue_from_z(z: f64) -> f64 {
 pub enum Model {
     /// Fitted to the query's scores.
     Fitted(Fit),
-    /// Published parameters with the edge correction.
+    /// Published parameters: the finite-size correction where the tables
+    /// have it, else the edge correction.
     Fixed {
         /// λ, K, H, α, β.
         parameters: KarlinAltschul,
@@ -1462,6 +1473,33 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 2296);
+    }
+
+    #[test]
+    fn the_finite_size_correction_covers_the_table_but_six_pam_rows() {
+        let without: Vec<String> = TABLE
+            .iter()
+            .filter(|r| fixed_parameters(r.0, r.1, r.2).unwrap().spouge.is_none())
+            .map(|r| format!("{} {}/{}", r.0, r.1, r.2))
+            .collect();
+        assert_eq!(
+            without,
+            [
+                "pam30 15/3",
+                "pam30 14/2",
+                "pam30 14/1",
+                "pam30 13/3",
+                "pam70 11/2",
+                "pam70 12/3"
+            ]
+        );
+        // Every row of the correction's table is a row of the main one.
+        for r in SPOUGE_GAPPED {
+            assert!(
+                TABLE.iter().any(|t| (t.0, t.1, t.2) == (r.0, r.1, r.2)),
+                "{r:?}"
+            );
+        }
     }
 
     #[test]
