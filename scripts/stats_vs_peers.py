@@ -16,13 +16,15 @@ hits on (query id, target id), first hit of each pair, and prints:
 
 Run the searches with the same matrix and gap costs, e.g. BLOSUM62 10/1
 (warpsw's E-value cut a little above the peer's, so that a hit just above
-10 here is still compared):
+10 here is still compared; tsv prints E-values with 3 significant digits
+where blast6 prints 0.001 for anything from 0.0009 to 0.00105):
 
     warpsw search -q queries.fasta -d uni20k.fa --device cpu --gap-open 10 \\
-        --gap-extend 1 --format blast6 --evalue 20 --max-target-seqs 500 -o w.b6
+        --gap-extend 1 --format tsv --columns std,score --evalue 20 \\
+        --max-target-seqs 500 -o w.tsv
     ssearch36 -q -T 2 -s BL62 -f -10 -g -1 -m 8 -E 10 -b 500 -d 0 \\
         queries.fasta uni20k.fa > s.m8
-    scripts/stats_vs_peers.py w.b6 s.m8
+    scripts/stats_vs_peers.py w.tsv s.m8
 
 (ssearch36's -f is the cost of opening a gap and -g of each residue in it:
 a gap of k residues costs f + k·g, warpsw's convention.) For blastp:
@@ -56,6 +58,10 @@ def read_tabular(path):
             fields = line.rstrip("\n").split("\t")
             if len(fields) < 12:
                 sys.exit(f"{path}: expected 12 tab-separated columns: {line!r}")
+            try:
+                float(fields[10])
+            except ValueError:
+                continue  # a header line (warpsw's tsv)
             key = (fields[0], fields[1])
             if key not in hits:
                 score = int(fields[12]) if len(fields) > 12 else None
@@ -72,7 +78,7 @@ def ratio(ours, theirs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("warpsw", help="warpsw's --format blast6 output")
+    ap.add_argument("warpsw", help="warpsw's --format blast6 output, or tsv with --columns std[,score]")
     ap.add_argument("peer", help="ssearch36 -m 8 or blastp -outfmt 6 output")
     ap.add_argument("--exact", action="store_true", help="also count E-values and bits printed the same")
     ap.add_argument("--min-within", type=float, default=None, metavar="PERCENT")

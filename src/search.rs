@@ -149,9 +149,10 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
 /// benches/RESULTS.md).
 pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 
-/// The most batches the engine scores ahead while a report is made (their
-/// scores wait in memory: one `i32` per database sequence and query).
-pub const MAX_BATCHES_AHEAD: usize = 64;
+/// The most bytes of scores the engine scores ahead while a report is made
+/// (they wait in memory: one `i32` per database sequence and query), at
+/// least one batch: 256 MiB, what one batch of the multi-GPU engines holds.
+pub const MAX_SCORES_AHEAD_BYTES: usize = 1 << 28;
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // Everything the user chose is checked before any file is read.
@@ -250,7 +251,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // so far are made while the engine scores the next ones: two stages of
     // a pipeline, so the GPUs do not wait for the host's work on the hits.
     // The engine keeps scoring until the reports are done (up to
-    // MAX_BATCHES_AHEAD batches), and the next report takes every batch
+    // MAX_SCORES_AHEAD_BYTES of scores), and the next report takes every batch
     // scored meanwhile: the realignments of many queries then run side by
     // side, instead of one query's longest pair after another's.
     let batch_len = engine.batch_len().max(1);
@@ -270,8 +271,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             || {
                 let mut scores = Vec::new();
                 let mut next = first_unscored;
-                let mut taken = 0;
-                while next < queries.len() && taken < MAX_BATCHES_AHEAD {
+                let query_bytes = 4 * db.len().max(1);
+                while next < queries.len() {
                     let batch = &queries[next..(next + batch_len).min(queries.len())];
                     let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
                     match engine.score_batch_reporting(&codes, &|cells| progress(u128::from(cells)))
@@ -280,8 +281,9 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                         Err(e) => return (scores, Some(e)),
                     }
                     next += batch.len();
-                    taken += 1;
-                    if done.load(Ordering::Acquire) {
+                    if done.load(Ordering::Acquire)
+                        || scores.len() * query_bytes >= MAX_SCORES_AHEAD_BYTES
+                    {
                         break;
                     }
                 }

@@ -210,8 +210,53 @@ fn fixed_statistics_use_the_published_parameters() {
     let score = hit["score"].as_f64().unwrap();
     let bits = (0.267 * score - 0.041f64.ln()) / std::f64::consts::LN_2;
     assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-9);
+    // BLOSUM62 11/1 has the finite-size correction: blastp's E-value,
+    // from the query's and the target's lengths.
+    let spouge = host::stats::fixed_parameters("blosum62", 11, 1)
+        .unwrap()
+        .spouge
+        .unwrap();
+    assert_eq!(stats["parameters"]["spouge"]["sigma"], spouge.sigma);
+    let (m, n) = (
+        doc[0]["query_length"].as_u64().unwrap() as usize,
+        hit["target_length"].as_u64().unwrap() as usize,
+    );
+    let residues = stats["database"]["residues"].as_f64().unwrap();
+    let e =
+        spouge.ln_area(0.267, score as i32, m, n).exp() * 0.041 * (-0.267 * score).exp() * residues
+            / n as f64;
+    assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
+
+    // PAM30 15/3 has none: K·m'·n'·e^(−λS) over the edge-corrected space.
+    let json = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "json",
+            "--stats",
+            "fixed",
+            "--top",
+            "1",
+            "--matrix",
+            "pam30",
+            "--gap-open",
+            "15",
+            "--gap-extend",
+            "3",
+        ],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let stats = &doc[0]["statistics"];
+    assert!(stats["parameters"]["spouge"].is_null());
+    let (lambda, k) = (
+        stats["parameters"]["lambda"].as_f64().unwrap(),
+        stats["parameters"]["k"].as_f64().unwrap(),
+    );
+    let hit = &doc[0]["hits"][0];
+    let score = hit["score"].as_f64().unwrap();
     let space = stats["search_space"].as_f64().unwrap();
-    let e = 0.041 * space * (-0.267 * score).exp();
+    let e = k * space * (-lambda * score).exp();
     assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
 }
 
