@@ -262,7 +262,11 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     // reported, then the search stops.
     while pending.is_some() || (failed.is_none() && scored_upto < queries.len()) {
         let reporting = pending.take();
-        let done = AtomicBool::new(reporting.is_none());
+        // The engine scores on while the report is running: it stops when
+        // the report is done, or when the report has not started (no other
+        // thread took it: with one thread, the report runs after the
+        // scoring returns).
+        let (report_started, report_done) = (AtomicBool::new(false), AtomicBool::new(false));
         let first_unscored = match failed {
             None => scored_upto,
             Some(_) => queries.len(),
@@ -281,7 +285,8 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                         Err(e) => return (scores, Some(e)),
                     }
                     next += batch.len();
-                    if done.load(Ordering::Acquire)
+                    if !report_started.load(Ordering::Acquire)
+                        || report_done.load(Ordering::Acquire)
                         || scores.len() * query_bytes >= MAX_SCORES_AHEAD_BYTES
                     {
                         break;
@@ -291,6 +296,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
             },
             || {
                 let (first, group_scores) = reporting?;
+                report_started.store(true, Ordering::Release);
                 let group = &queries[first..first + group_scores.len()];
                 let report_started = Instant::now();
                 let reports = report_batch(
@@ -306,7 +312,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
                     top,
                     max_ln_evalue,
                 );
-                done.store(true, Ordering::Release);
+                report_done.store(true, Ordering::Release);
                 Some((group, reports, report_started.elapsed().as_secs_f64()))
             },
         );
