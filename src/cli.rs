@@ -224,7 +224,8 @@ pub struct SearchArgs {
     /// How E-values and bit scores are computed: fitted to this search's
     /// own scores (Pearson 1998, as SSEARCH does), or fixed (Karlin-Altschul
     /// with the published lambda and K of the matrix and gap costs,
-    /// Altschul & Gish 1996, and BLAST's edge correction).
+    /// Altschul & Gish 1996, and the finite-size correction of Park et al.
+    /// 2012 as blastp applies it).
     #[arg(long, value_enum, default_value_t = Method::Fitted)]
     pub stats: Method,
     /// Columns of the tsv, blast6 or json output, by BLAST's names, comma

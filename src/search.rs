@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -147,6 +148,11 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
 /// on the GPU in batches of one query and 1.2 s on 16 cores;
 /// benches/RESULTS.md).
 pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
+
+/// The most bytes of scores the scorer scores ahead while a report is made
+/// (they wait in memory: one `i32` per database sequence and query), at
+/// least one batch: 256 MiB, what one batch of the multi-GPU engines holds.
+pub const MAX_SCORES_AHEAD_BYTES: usize = 1 << 28;
 
 /// A search's options, checked before any input is read, its output,
 /// created, and its queries, read: everything before the database.
@@ -397,46 +403,78 @@ pub fn search<S: Scorer>(
     let mut finished = 0usize;
     let mut report_seconds = 0.0;
     let mut notes = Vec::new();
-    // The reports of one batch (statistics, ranking, realignment) are made
-    // on another thread while the scorer scores the next on this one: two
-    // stages of a pipeline, so the GPUs do not wait for the host's work on
-    // the hits. (The scorer stays on this thread: an MPI job's collectives
-    // are called from the thread that started MPI.)
-    let batches: Vec<&[Record]> = queries.chunks(scorer.batch_len().max(1)).collect();
-    let mut pending: Option<(&[Record], Vec<Vec<i32>>)> = None;
-    for k in 0..=batches.len() {
-        let next = batches.get(k).copied();
-        let to_report = pending.take();
+    // The reports (statistics, ranking, realignment) of the batches scored
+    // so far are made on another thread while the scorer scores the next
+    // ones on this one: two stages of a pipeline, so the GPUs do not wait
+    // for the host's work on the hits. The scorer keeps scoring until the
+    // report is done (up to MAX_SCORES_AHEAD_BYTES of scores), and the next
+    // report takes every batch scored meanwhile: the realignments of many
+    // queries then run side by side, instead of one query's longest pair
+    // after another's. (The scorer stays on this thread: an MPI job's
+    // collectives are called from the thread that started MPI.)
+    let batch_len = scorer.batch_len().max(1);
+    let mut scored_upto = 0usize; // queries[..scored_upto] are scored
+    let mut pending: Option<(usize, Vec<Vec<i32>>)> = None; // first query, scores
+    let mut failed: Option<anyhow::Error> = None;
+    // After a scoring error the batches scored before it are still
+    // reported, then the search stops.
+    while pending.is_some() || (failed.is_none() && scored_upto < queries.len()) {
+        let reporting = pending.take();
+        let report_done = AtomicBool::new(false);
+        let has_report = reporting.is_some();
+        let first_unscored = match failed {
+            None => scored_upto,
+            Some(_) => queries.len(),
+        };
         let (scored, reported) = std::thread::scope(|s| {
-            let reporting = s.spawn(|| {
-                to_report.map(|(batch, batch_scores)| {
-                    let report_started = Instant::now();
-                    let reports = report_batch(
-                        batch,
-                        batch_scores,
-                        &db,
-                        &lengths,
-                        &sorted_of,
-                        &statistics,
-                        &scoring,
-                        &placement,
-                        &options,
-                        top,
-                        max_ln_evalue,
-                    );
-                    (batch, reports, report_started.elapsed().as_secs_f64())
-                })
+            let report = s.spawn(|| {
+                let (first, group_scores) = reporting?;
+                let group = &queries[first..first + group_scores.len()];
+                let report_started = Instant::now();
+                let reports = report_batch(
+                    group,
+                    group_scores,
+                    &db,
+                    &lengths,
+                    &sorted_of,
+                    &statistics,
+                    &scoring,
+                    &placement,
+                    &options,
+                    top,
+                    max_ln_evalue,
+                );
+                report_done.store(true, Ordering::Release);
+                Some((group, reports, report_started.elapsed().as_secs_f64()))
             });
-            let scored = next.map(|batch| {
+            let mut scores = Vec::new();
+            let mut error = None;
+            let mut next = first_unscored;
+            let query_bytes = 4 * db.len().max(1);
+            while next < queries.len() {
+                let batch = &queries[next..(next + batch_len).min(queries.len())];
                 let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-                scorer.score_batch(&codes, &progress)
-            });
-            let reported = reporting
+                match scorer.score_batch(&codes, &progress) {
+                    Ok(batch_scores) => scores.extend(batch_scores),
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+                next += batch.len();
+                if !has_report
+                    || report_done.load(Ordering::Acquire)
+                    || scores.len() * query_bytes >= MAX_SCORES_AHEAD_BYTES
+                {
+                    break;
+                }
+            }
+            let reported = report
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (scored, reported)
+            ((scores, error), reported)
         });
-        if let Some((batch, reports, report_time)) = reported {
+        if let Some((group, reports, report_time)) = reported {
             report_seconds += report_time;
             let reports = match reports {
                 Ok(reports) => reports,
@@ -447,7 +485,7 @@ pub fn search<S: Scorer>(
             };
             // Each finished query is written and handed to the system at
             // once: an interrupted run keeps it (in FILE.partial).
-            for (q, hits) in batch.iter().zip(&reports) {
+            for (q, hits) in group.iter().zip(&reports) {
                 if let Some(note) = &hits.statistics.note
                     && !notes.contains(note)
                 {
@@ -459,18 +497,21 @@ pub fn search<S: Scorer>(
                 finished += 1;
             }
         }
-        if let (Some(batch), Some(scored)) = (next, scored) {
-            match scored {
-                Ok(batch_scores) => pending = Some((batch, batch_scores)),
-                Err(e) => {
-                    bar.finish();
-                    return Err(keep_finished(out, finished, e));
-                }
-            }
-            for warning in scorer.take_warnings() {
-                bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
-            }
+        let (new_scores, error) = scored;
+        if !new_scores.is_empty() {
+            pending = Some((scored_upto, new_scores));
+            scored_upto += pending.as_ref().map_or(0, |p| p.1.len());
         }
+        for warning in scorer.take_warnings() {
+            bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
+        }
+        if let Some(e) = error {
+            failed = Some(e.into());
+        }
+    }
+    if let Some(e) = failed {
+        bar.finish();
+        return Err(keep_finished(out, finished, e));
     }
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();

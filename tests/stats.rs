@@ -124,21 +124,20 @@ fn blast6_has_blasts_twelve_columns_ranked_by_evalue() {
 fn evalue_filters_and_max_target_seqs_caps() {
     let dir = tempfile::tempdir().unwrap();
     let (q, d) = files(dir.path());
-    let all = rows(&ok_text(search(
-        &q,
-        &d,
-        &["--format", "blast6", "--evalue", "1e9", "--top", "1000"],
-    )));
+    // tsv prints E-values with 3 significant digits (blast6 prints whole
+    // numbers from 10 on, too coarse to count the hits at the cut).
+    let listed = |extra: &[&str]| {
+        let mut args = vec!["--format", "tsv", "--columns", "sseqid,evalue"];
+        args.extend_from_slice(extra);
+        rows(&ok_text(search(&q, &d, &args)))[1..].to_vec()
+    };
+    let all = listed(&["--evalue", "1e9", "--top", "1000"]);
     assert_eq!(all.len(), 600);
     for cut in ["1e-3", "10"] {
-        let kept = rows(&ok_text(search(
-            &q,
-            &d,
-            &["--format", "blast6", "--evalue", cut, "--top", "1000"],
-        )));
+        let kept = listed(&["--evalue", cut, "--top", "1000"]);
         let expected = all
             .iter()
-            .filter(|r| r[10].parse::<f64>().unwrap() <= cut.parse::<f64>().unwrap())
+            .filter(|r| r[1].parse::<f64>().unwrap() <= cut.parse::<f64>().unwrap())
             .count();
         // E-values printed with 3 digits: the count may differ at the cut only.
         assert!(
@@ -148,11 +147,7 @@ fn evalue_filters_and_max_target_seqs_caps() {
         );
         assert_eq!(kept[..], all[..kept.len()]);
     }
-    let two = rows(&ok_text(search(
-        &q,
-        &d,
-        &["--format", "blast6", "--max-target-seqs", "2"],
-    )));
+    let two = listed(&["--max-target-seqs", "2"]);
     assert_eq!(two[..], all[..2]);
 }
 
@@ -210,8 +205,53 @@ fn fixed_statistics_use_the_published_parameters() {
     let score = hit["score"].as_f64().unwrap();
     let bits = (0.267 * score - 0.041f64.ln()) / std::f64::consts::LN_2;
     assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-9);
+    // BLOSUM62 11/1 has the finite-size correction: blastp's E-value,
+    // from the query's and the target's lengths.
+    let spouge = host::stats::fixed_parameters("blosum62", 11, 1)
+        .unwrap()
+        .spouge
+        .unwrap();
+    assert_eq!(stats["parameters"]["spouge"]["sigma"], spouge.sigma);
+    let (m, n) = (
+        doc[0]["query_length"].as_u64().unwrap() as usize,
+        hit["target_length"].as_u64().unwrap() as usize,
+    );
+    let residues = stats["database"]["residues"].as_f64().unwrap();
+    let e =
+        spouge.ln_area(0.267, score as i32, m, n).exp() * 0.041 * (-0.267 * score).exp() * residues
+            / n as f64;
+    assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
+
+    // PAM30 15/3 has none: K·m'·n'·e^(−λS) over the edge-corrected space.
+    let json = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "json",
+            "--stats",
+            "fixed",
+            "--top",
+            "1",
+            "--matrix",
+            "pam30",
+            "--gap-open",
+            "15",
+            "--gap-extend",
+            "3",
+        ],
+    ));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let stats = &doc[0]["statistics"];
+    assert!(stats["parameters"]["spouge"].is_null());
+    let (lambda, k) = (
+        stats["parameters"]["lambda"].as_f64().unwrap(),
+        stats["parameters"]["k"].as_f64().unwrap(),
+    );
+    let hit = &doc[0]["hits"][0];
+    let score = hit["score"].as_f64().unwrap();
     let space = stats["search_space"].as_f64().unwrap();
-    let e = 0.041 * space * (-0.267 * score).exp();
+    let e = k * space * (-lambda * score).exp();
     assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
 }
 
