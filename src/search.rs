@@ -506,7 +506,7 @@ pub fn search<S: Scorer>(
             bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
         }
         if let Some(e) = error {
-            failed = Some(e.into());
+            failed = Some(e);
         }
     }
     if let Some(e) = failed {
