@@ -213,7 +213,7 @@ fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
         .iter()
         .filter(|c| !c.passes)
         .map(|c| c.width())
-        .chain([600, 1100, 1300, 1500])
+        .chain([960, 1100, 1300, 1500])
         .collect();
     let mut configs: Vec<usize> = widths.iter().map(|&w| config_for(w)).collect();
     configs.sort();

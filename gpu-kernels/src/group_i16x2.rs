@@ -524,7 +524,7 @@ macro_rules! group_configs {
         )*
 
         /// The compiled configurations: the single-pass ones narrowest
-        /// first, their widths stepping by an eighth or so (so that a
+        /// first (16–768 residues), their widths stepping by an eighth or so (so that a
         /// chunk's sequences leave few of its configuration's columns
         /// empty; the host splits chunks at these widths), then the
         /// several-pass ones. [`config_for`] picks one per chunk.
@@ -574,6 +574,8 @@ group_configs!(
     (sw_group_i16x2_g32_r12, 32, 12, false),
     (sw_group_i16x2_g32_r14, 32, 14, false),
     (sw_group_i16x2_g32_r16, 32, 16, false),
+    (sw_group_i16x2_g32_r20, 32, 20, false),
+    (sw_group_i16x2_g32_r24, 32, 24, false),
     (sw_group_i16x2_g32_r10_passes, 32, 10, true),
     (sw_group_i16x2_g32_r12_passes, 32, 12, true),
     (sw_group_i16x2_g32_r14_passes, 32, 14, true),

@@ -109,7 +109,7 @@ pub(crate) fn chunk_widths() -> Vec<usize> {
         .iter()
         .filter(|c| !c.passes)
         .map(|c| c.width())
-        .chain([640, 768, 1024, 1536, 2048, 3072, 4096])
+        .chain([1024, 1536, 2048, 3072, 4096])
         .collect()
 }
 
