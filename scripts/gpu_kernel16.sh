@@ -54,3 +54,14 @@ if [ -n "${SIDEBYSIDE:-}" ]; then
         OUT=$out bash sidebyside.sh queries.fasta sprot_half.fasta
     fi
 fi
+# Per-launch durations of the group kernels for one query (NCU_TIMES=1):
+# which chunks take the time on Swiss-Prot half.
+if [ -n "${NCU_TIMES:-}" ] && [ -f sprot_half.wsw ]; then
+    awk '/^>/ { n++ } n == 10' queries.fasta > q1000.fasta
+    ncu --metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__registers_per_thread \
+        -k regex:sw_group_i16x2 --csv \
+        ./warpsw search -q q1000.fasta -d sprot_half.wsw --device gpu --kernel group-i16x2 -o "$out/ncu_times_hits.tsv" \
+        > "$out/ncu_times.csv" 2> "$out/ncu_times.err"
+    tail -3 "$out/ncu_times.err"
+    wc -l "$out/ncu_times.csv"
+fi
