@@ -56,7 +56,8 @@ if [ -n "${SIDEBYSIDE:-}" ]; then
 fi
 # Per-launch durations of the group kernels for one query (NCU_TIMES=1):
 # which chunks take the time on Swiss-Prot half.
-if [ -n "${NCU_TIMES:-}" ] && [ -f sprot_half.wsw ]; then
+if [ -n "${NCU_TIMES:-}" ] && [ -f sprot_half.fasta.xz ]; then
+    [ -f sprot_half.wsw ] || { xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o sprot_half.wsw; }
     awk '/^>/ { n++ } n == 10' queries.fasta > q1000.fasta
     ncu --metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__registers_per_thread \
         -k regex:sw_group_i16x2 --csv \
