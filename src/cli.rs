@@ -133,7 +133,7 @@ pub struct AutoArgs {
     pub auto_min_sequences: usize,
     /// With `auto` on GPUs with DPX (Hopper on) and gaps that fit 16 bits: a
     /// database of at least this many sequences is aligned by `group-i16x2`
-    /// up to 2048 residues and --auto-long above.
+    /// alone, every length.
     #[arg(long, default_value_t = plan::AUTO_GROUP_MIN_SEQUENCES)]
     pub auto_group_min_sequences: usize,
 }

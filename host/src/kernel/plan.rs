@@ -37,13 +37,6 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 /// groups to fill the GPU).
 pub const AUTO_GROUP_MIN_SEQUENCES: usize = 100_000;
 
-/// With `group-i16x2` as `auto`'s first stage, the longest sequence it
-/// aligns; longer ones go to `--auto-long`: one warp per pair of sequences
-/// leaves the GPU idle on the few longest (on Swiss-Prot half, the 73 pairs
-/// above 4,096 residues took 40 % of a query's time at 33 GCUPS, 2,048–3,072
-/// ran at 690 GCUPS, 1,024–1,536 at 2,100).
-pub const AUTO_GROUP_THRESHOLD: usize = 2048;
-
 /// With `simt` (32-bit) as the first stage, queries of at least this many
 /// residues run the second stage on every chunk: it was faster on them.
 pub const AUTO_LONG_QUERY: usize = 1000;
@@ -161,8 +154,7 @@ impl Plan {
     /// * on the CPU, `auto` is `simt`;
     /// * on a GPU from compute capability 9.0 on (DPX), with gaps that fit
     ///   16 bits and at least `group_min_sequences` sequences in `db`,
-    ///   `group-i16x2` aligns every sequence up to [`AUTO_GROUP_THRESHOLD`]
-    ///   residues and the second stage the longer ones;
+    ///   `group-i16x2` aligns everything;
     /// * otherwise on a GPU, `auto`'s first stage is `simt-i16x2` from
     ///   compute capability 9.0 on when the gaps fit its 16 bits, else `simt`;
     /// * with fewer than `min_sequences` first-stage sequences in `db`, the
@@ -188,14 +180,7 @@ impl Plan {
             Kernel::Simt
         };
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {
-            return Plan {
-                stages: Stages::Two {
-                    short: Kernel::GroupI16x2,
-                    long: options.long,
-                    threshold: AUTO_GROUP_THRESHOLD,
-                },
-                notice: None,
-            };
+            return Plan::one(Kernel::GroupI16x2);
         }
         let first_stage = (0..db.len())
             .filter(|&i| db.length(i) <= options.threshold)
@@ -283,12 +268,7 @@ impl Plan {
         }
         match self.stages {
             Stages::One(kernel) => kernel,
-            // (The group kernel fills a GPU with few sequences.)
-            Stages::Two { short, long, .. }
-                if short != Kernel::GroupI16x2 && sequences < AUTO_MIN_CHUNK_SEQUENCES =>
-            {
-                long
-            }
+            Stages::Two { long, .. } if sequences < AUTO_MIN_CHUNK_SEQUENCES => long,
             Stages::Two {
                 short,
                 long,
@@ -367,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn auto_runs_the_group_kernel_first_on_a_large_database_with_dpx() {
+    fn auto_runs_the_group_kernel_alone_on_a_large_database_with_dpx() {
         let auto = |group_min_sequences| {
             KernelChoice::Auto(AutoOptions {
                 group_min_sequences,
@@ -376,19 +356,24 @@ mod tests {
         };
         let db = database(100);
         let fits = Gaps::new(11, 1);
-        let group = Plan::new(auto(105), HOPPER, &db, fits);
-        assert_eq!(group.kernels(), [Kernel::GroupI16x2, DEFAULT_AUTO_LONG]);
-        // Small chunks stay with the group kernel; the longest go on.
-        let edge = AUTO_GROUP_THRESHOLD;
-        assert_eq!(group.kernel_for(500, edge, 1), Kernel::GroupI16x2);
-        assert_eq!(group.kernel_for(500, edge + 1, 10), DEFAULT_AUTO_LONG);
-        assert_eq!(group.splits().last(), Some(&edge));
-        let has_group = |plan: Plan| plan.kernels().contains(&Kernel::GroupI16x2);
-        assert!(!has_group(Plan::new(auto(106), HOPPER, &db, fits)));
+        assert_eq!(
+            Plan::new(auto(105), HOPPER, &db, fits).kernels(),
+            [Kernel::GroupI16x2]
+        );
+        assert_ne!(
+            Plan::new(auto(106), HOPPER, &db, fits).kernels(),
+            [Kernel::GroupI16x2]
+        );
         let ampere = Target::Gpu { capability: (8, 0) };
-        assert!(!has_group(Plan::new(auto(0), ampere, &db, fits)));
+        assert_ne!(
+            Plan::new(auto(0), ampere, &db, fits).kernels(),
+            [Kernel::GroupI16x2]
+        );
         let wide = Gaps::new(60_000, 1);
-        assert!(!has_group(Plan::new(auto(0), HOPPER, &db, wide)));
+        assert_ne!(
+            Plan::new(auto(0), HOPPER, &db, wide).kernels(),
+            [Kernel::GroupI16x2]
+        );
         assert_eq!(
             Plan::new(auto(0), Target::Cpu, &db, fits).kernels(),
             [Kernel::Simt]
