@@ -287,7 +287,7 @@ pub unsafe fn align_pair<V: Vector, const R: usize, const N: usize, const PASSES
     table: *const u32,
     pair_index: usize,
 ) {
-    const { assert!(R % 2 == 0, "columns are computed two at a time") };
+    const { assert!(R.is_multiple_of(2), "columns are computed two at a time") };
     let threads = p.threads as usize;
     let low = 2 * pair_index;
     let has_low = low < threads;
