@@ -865,3 +865,36 @@ fn progress_on_a_terminal_counts_cells() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("cells"));
 }
+
+#[test]
+fn a_query_of_several_strips_against_a_long_sequence_stays_small() {
+    // 12 million residues and a 40-residue query (two strips) under a
+    // 1 GiB address space: the CPU kernel's rows cover one block of
+    // columns, not the whole sequence (128 bytes a column: 1.5 GB), and the
+    // reference bench checks against keeps rows of the query's length.
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(
+        dir.path(),
+        "q.fa",
+        ">q\nMKVLAAGIWWKTAYIAKQRQISFVKSHFSRQLEERLGLIE\n",
+    );
+    let mut rng = hay::rng(23);
+    let residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 12_000_000, false));
+    let d = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
+    let script = format!(
+        "ulimit -v 1048576; exec '{}' bench -q '{}' -d '{}' --device cpu --warmup 0 --repeat 1 --check 1",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&d)
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("checked against the scalar reference: all equal"),
+        "{text}"
+    );
+}

@@ -214,7 +214,8 @@ fn gpu_parted_engine_matches_reference() {
         auto_both_stages(),
     ] {
         let plan = gpu0_plan(kernel, &db, &scoring);
-        let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), plan, Budget(16 << 20));
+        let mut engine = PartedGpuEngine::new(0, &db, scoring.clone(), plan, Budget(16 << 20))
+            .expect("the plan fits");
         // One query, then a batch sharing each part's upload.
         let mut got = vec![engine.score_all(&queries[0]).expect("the parts run")];
         got.extend(engine.score_batch(&batch).expect("the parts run"));
@@ -525,4 +526,51 @@ fn gpu_engine_reports_progress_per_chunk() {
         .sum();
     assert_eq!(reports.iter().sum::<u64>(), cells);
     assert!(reports.len() > queries.len(), "{} reports", reports.len());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_a_sequence_beyond_the_memory_budget_is_refused_before_allocating() {
+    use host::engine::parted::PartedGpuEngine;
+    let mut rng = hay::rng(111);
+    // 8 million residues need about 69 MiB (residues and row buffer) alone
+    // in a chunk: more than 64 MiB can give, resident or streamed. 2
+    // million (about 17 MiB) fit, and score as the reference does.
+    let mut seqs = hay::skewed_sequences(&mut rng, 2000, 800, true);
+    seqs.push(hay::random_codes(&mut rng, 8_000_000, false));
+    let too_long = hay::database(seqs.clone());
+    seqs.pop();
+    seqs.push(hay::random_codes(&mut rng, 2_000_000, false));
+    let fits = hay::database(seqs);
+    let scoring = hay::blosum62(10, 1);
+    let budget = Budget(64 << 20);
+    let plan = gpu0_plan(
+        KernelChoice::One(host::kernel::Kernel::Simt),
+        &too_long,
+        &scoring,
+    );
+    let err = GpuEngine::builder(0, scoring.clone(), plan.clone())
+        .database(&too_long, budget)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("sequence s2000 (8000000 residues)"), "{err}");
+    let err = PartedGpuEngine::new(0, &too_long, scoring.clone(), plan.clone(), budget)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("sequence s2000 (8000000 residues)"), "{err}");
+
+    let query = hay::random_codes(&mut rng, 100, false);
+    for kernel in hay::kernels_and_auto() {
+        let plan = gpu0_plan(kernel, &fits, &scoring);
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan)
+            .database(&fits, budget)
+            .expect("fits in 64 MiB");
+        let got = engine.score_all(&query).expect("the kernel runs");
+        for i in [0, 1, fits.len() - 1] {
+            let want = local_score(&query, fits.sequence(i), &scoring.matrix, scoring.gaps);
+            assert_eq!(got[i], want, "{kernel:?}, sequence {i}");
+        }
+    }
 }

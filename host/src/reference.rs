@@ -244,8 +244,28 @@ pub fn local_score_and_end(
 /// from `i64::MIN` that subtracting gap costs cannot wrap.
 const NEG_INF: i64 = i64::MIN / 4;
 
-/// The Gotoh recurrence of the [module docs](self), two rows at a time.
+/// The Gotoh recurrence of the [module docs](self), two rows at a time,
+/// the rows along the shorter sequence: `O(min(n, m))` memory (a 50 MB
+/// target against a short query holds rows of the query's length). Every
+/// mode's score is the same with the sequences' roles swapped and the
+/// matrix transposed (which an asymmetric matrix file needs).
 fn gotoh(mode: Mode, query: &[u8], target: &[u8], matrix: &ScoreMatrix, gaps: GapPenalty) -> i64 {
+    if target.len() > query.len() {
+        gotoh_rows(mode, target, query, |t, q| matrix.score(q, t), gaps)
+    } else {
+        gotoh_rows(mode, query, target, |q, t| matrix.score(q, t), gaps)
+    }
+}
+
+/// [`gotoh`] with a row per residue of `query` and a column per residue of
+/// `target`, `score(q, t)` scoring a pair.
+fn gotoh_rows(
+    mode: Mode,
+    query: &[u8],
+    target: &[u8],
+    score: impl Fn(u8, u8) -> i32,
+    gaps: GapPenalty,
+) -> i64 {
     let m = target.len();
     let (open, extend) = (i64::from(gaps.open), i64::from(gaps.extend));
     let first = open + extend;
@@ -271,7 +291,7 @@ fn gotoh(mode: Mode, query: &[u8], target: &[u8], matrix: &ScoreMatrix, gaps: Ga
         for j in 1..=m {
             e = (e - extend).max(h_cur[j - 1] - first);
             f[j] = (f[j] - extend).max(h_prev[j] - first);
-            let diag = h_prev[j - 1] + i64::from(matrix.score(q, target[j - 1]));
+            let diag = h_prev[j - 1] + i64::from(score(q, target[j - 1]));
             let mut h = diag.max(e).max(f[j]);
             if mode == Mode::Local {
                 h = h.max(0);

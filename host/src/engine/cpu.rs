@@ -22,6 +22,12 @@ use crate::scoring::Scoring;
 /// layouts stay within a few cache lines per column.
 const CPU_CHUNK_SEQUENCES: usize = 16;
 
+/// [`ChunkLimits::chunk_bytes`] of a CPU chunk of several sequences at
+/// most: a chunk is padded to its longest sequence, so a very long sequence
+/// (a few million residues) is packed alone rather than with fifteen others
+/// each padded to its length. Ordinary databases are untouched.
+const CPU_CHUNK_BYTES: usize = 256 << 20;
+
 /// Runs the kernels on the host's cores.
 pub struct CpuEngine {
     db: Arc<Database>,
@@ -36,7 +42,7 @@ impl CpuEngine {
         let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
         let limits = ChunkLimits {
             max_sequences: CPU_CHUNK_SEQUENCES,
-            max_bytes: usize::MAX,
+            max_bytes: CPU_CHUNK_BYTES,
         };
         let chunks = plan_chunks(&lengths, limits)
             .into_par_iter()

@@ -169,7 +169,7 @@ pub fn open(
                         scoring.clone(),
                         plans[0].clone(),
                         budget,
-                    );
+                    )?;
                     (Box::new(engine), started.elapsed().as_secs_f64())
                 }
                 (_, true) => {

@@ -314,6 +314,7 @@ pub fn open_gpus(
         .first()
         .ok_or_else(|| Error::Internal("no plan for the GPUs".into()))?;
     let chunks = multi_device_plan(db, devices.len(), budget.resident_chunks(db)?, first);
+    budget.check_resident(db, &chunks)?;
     let started = std::time::Instant::now();
     let engines: Vec<Result<GpuEngine>> = std::thread::scope(|scope| {
         let handles: Vec<_> = devices

@@ -75,21 +75,23 @@ impl Part {
 }
 
 /// Packs `db` in chunks for a GPU with `budget` and groups them into parts
-/// ([`Budget::streamed_chunks`], [`Budget::part_bytes`]).
-pub fn plan_parts(db: &Database, plan: &Plan, budget: Budget) -> Vec<Part> {
+/// ([`Budget::streamed_chunks`], [`Budget::part_bytes`]), once the plan is
+/// known to fit ([`Budget::check_streamed`]).
+pub fn plan_parts(db: &Database, plan: &Plan, budget: Budget) -> Result<Vec<Part>> {
     let plan = plan_for(plan, db, budget.streamed_chunks());
+    budget.check_streamed(db, &plan)?;
     let chunks: Vec<PackedChunk> = plan
         .into_par_iter()
         .map(|range| PackedChunk::pack(db, range))
         .collect();
     let bytes: Vec<usize> = chunks.iter().map(PackedChunk::device_bytes).collect();
     let mut chunks = chunks.into_iter();
-    group_parts(&bytes, budget.part_bytes())
+    Ok(group_parts(&bytes, budget.part_bytes())
         .into_iter()
         .map(|part| Part {
             chunks: chunks.by_ref().take(part.len()).collect(),
         })
-        .collect()
+        .collect())
 }
 
 /// Scores every query of `queries` on `engine`'s part, the scores of query
@@ -129,15 +131,15 @@ impl PartedGpuEngine {
         scoring: Scoring,
         plan: Plan,
         budget: Budget,
-    ) -> PartedGpuEngine {
-        PartedGpuEngine {
+    ) -> Result<PartedGpuEngine> {
+        Ok(PartedGpuEngine {
             ordinal,
-            parts: plan_parts(db, &plan, budget),
+            parts: plan_parts(db, &plan, budget)?,
             sequences: db.len(),
             residues: db.total_residues(),
             scoring,
             plan,
-        }
+        })
     }
 }
 
@@ -292,7 +294,7 @@ pub fn open_streamed_gpus(
     let first = plans
         .first()
         .ok_or_else(|| Error::Internal("no plan for the GPUs".into()))?;
-    let parts = Arc::new(plan_parts(db, first, budget));
+    let parts = Arc::new(plan_parts(db, first, budget)?);
     let positions: Vec<Range<usize>> = parts.iter().map(Part::positions).collect();
     let units = units_from_chunks(db, &positions);
     let workers = devices
@@ -330,7 +332,7 @@ mod tests {
                 .collect(),
         );
         let free = 4 << 20;
-        let parts = plan_parts(&db, &Plan::one(crate::kernel::Kernel::Simt), Budget(free));
+        let parts = plan_parts(&db, &Plan::one(crate::kernel::Kernel::Simt), Budget(free)).unwrap();
         assert!(parts.len() > 1);
         let mut next = 0;
         for part in &parts {

@@ -7,6 +7,13 @@
 //!   chunks of at most an eighth, parts of at most a quarter (two parts and
 //!   their row buffers in 3/4), and a GPU sharing parts keeps them in half.
 //! * Alignment with traceback plans its windows in half.
+//! * A chunk of one very long sequence can exceed its share: it must still
+//!   fit, with its row buffer, in 3/4 of what the resident database leaves
+//!   ([`Budget::check_resident`]) or in half of a streaming GPU
+//!   ([`Budget::check_streamed`]); otherwise the plan is refused before
+//!   anything is allocated, naming the sequence and the memory it needs.
+
+use std::ops::Range;
 
 use cudarc::driver::CudaContext;
 
@@ -76,9 +83,12 @@ impl Budget {
                 self.0 >> 20
             )));
         }
+        // Never above what `check_resident` accepts: only a chunk of one
+        // sequence can be refused.
+        let left = self.0 - resident;
         Ok(ChunkLimits {
             max_sequences: MAX_CHUNK_SEQUENCES,
-            max_bytes: ((self.0 - resident) / 4).clamp(64 << 20, 8 << 30),
+            max_bytes: (left / 4).clamp(64 << 20, 8 << 30).min(left / 4 * 3),
         })
     }
 
@@ -102,14 +112,141 @@ impl Budget {
         self.0 / 2
     }
 
+    /// Checks that every chunk of `chunks` (a plan of `db` resident on the
+    /// GPU) fits with its row buffer in 3/4 of the memory the database
+    /// leaves (the rest for profiles, scratch and scores).
+    pub fn check_resident(self, db: &Database, chunks: &[Range<usize>]) -> Result<()> {
+        let left = self.0.saturating_sub(resident_bytes(db));
+        check_chunks(db, chunks, left / 4 * 3, self.0)
+    }
+
+    /// Checks that every chunk of `chunks` (a plan of `db` streamed in
+    /// parts) fits with its row buffer in half of the memory: a part of its
+    /// own, beside the next part uploading.
+    pub fn check_streamed(self, db: &Database, chunks: &[Range<usize>]) -> Result<()> {
+        check_chunks(db, chunks, self.0 / 2, self.0)
+    }
+
     /// Bytes of traceback windows in flight: half.
     pub fn traceback_bytes(self) -> usize {
         self.0 / 2
     }
 }
 
+/// The error for the first chunk of `chunks` whose bytes
+/// ([`ChunkLimits::chunk_bytes`]: residues and the SIMT kernels' row
+/// buffer, about 9 bytes per residue of its longest sequence for each
+/// sequence) exceed `share` of a GPU's `free` bytes.
+fn check_chunks(db: &Database, chunks: &[Range<usize>], share: usize, free: usize) -> Result<()> {
+    for range in chunks {
+        let Some(longest) = range.clone().max_by_key(|&i| db.length(i)) else {
+            continue;
+        };
+        let length = db.length(longest);
+        let bytes = ChunkLimits::chunk_bytes(range.len(), length);
+        if bytes > share {
+            let mib = |b: usize| b.div_ceil(1 << 20);
+            return Err(Error::InvalidArgument(format!(
+                "sequence {} ({length} residues) needs about {} MiB of GPU memory \
+                 (its residues and the kernels' row buffer{}), more than the {} MiB \
+                 this GPU can give it ({} MiB free); search it with --device cpu \
+                 (its memory does not grow with the sequence) or on a larger GPU",
+                db.id(db.original_index(longest)),
+                mib(bytes),
+                match range.len() {
+                    1 => String::new(),
+                    n => format!(", with {} other sequences padded to its length", n - 1),
+                },
+                mib(share),
+                mib(free),
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Device bytes `db` needs resident: its residues and per-sequence lengths
 /// and scores.
 fn resident_bytes(db: &Database) -> usize {
     db.total_residues() as usize + 8 * db.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::plan_chunks;
+    use crate::fasta::Record;
+
+    /// A database of sequences of `lengths` residues (ids `s0`, `s1`, ...).
+    fn database(lengths: &[usize]) -> Database {
+        Database::from_records(
+            lengths
+                .iter()
+                .enumerate()
+                .map(|(k, &len)| Record {
+                    id: format!("s{k}"),
+                    description: String::new(),
+                    codes: vec![0; len],
+                })
+                .collect(),
+        )
+    }
+
+    fn plan(db: &Database, limits: ChunkLimits) -> Vec<Range<usize>> {
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        plan_chunks(&lengths, limits)
+    }
+
+    #[test]
+    fn a_sequence_whose_row_buffer_does_not_fit_is_refused_by_name() {
+        // 3 million residues: about 27 MiB of residues and row buffer alone
+        // in a chunk, more than 3/4 of what 32 MiB leave beside them.
+        let db = database(&[300, 3_000_000, 20, 5]);
+        let budget = Budget(32 << 20);
+        let chunks = plan(&db, budget.resident_chunks(&db).unwrap());
+        let err = budget.check_resident(&db, &chunks).unwrap_err().to_string();
+        assert!(err.contains("sequence s1 (3000000 residues)"), "{err}");
+        assert!(err.contains("needs about 26 MiB"), "{err}");
+        assert!(err.contains("--device cpu"), "{err}");
+        // Streamed, the same GPU gives a chunk half of it: still too little.
+        let chunks = plan(&db, budget.streamed_chunks());
+        let err = budget.check_streamed(&db, &chunks).unwrap_err().to_string();
+        assert!(err.contains("sequence s1"), "{err}");
+        // With 64 MiB both plans fit.
+        let budget = Budget(64 << 20);
+        let chunks = plan(&db, budget.resident_chunks(&db).unwrap());
+        budget.check_resident(&db, &chunks).unwrap();
+        let chunks = plan(&db, budget.streamed_chunks());
+        budget.check_streamed(&db, &chunks).unwrap();
+    }
+
+    #[test]
+    fn a_plan_that_fits_allocates_within_the_budget() {
+        // Every chunk a plan passes allocates (residues, lengths, scores and
+        // the row buffer of the largest) within the budget.
+        for free in [8 << 20, 48 << 20, 1 << 30] {
+            let budget = Budget(free);
+            let db = database(&[1_500_000, 400_000, 400_000, 9_000, 300, 300, 1]);
+            let Ok(limits) = budget.resident_chunks(&db) else {
+                continue;
+            };
+            let chunks = plan(&db, limits);
+            if budget.check_resident(&db, &chunks).is_err() {
+                continue;
+            }
+            let residues: usize = chunks
+                .iter()
+                .map(|r| 4 * (r.len() * db.length(r.start).div_ceil(4) + r.len()))
+                .sum();
+            let row_buffer = chunks
+                .iter()
+                .map(|r| 32 * r.len() * db.length(r.start).div_ceil(4))
+                .max()
+                .unwrap();
+            assert!(
+                residues + row_buffer + 4 * db.len() <= free,
+                "{free}: {residues} + {row_buffer}"
+            );
+        }
+    }
 }

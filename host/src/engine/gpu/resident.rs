@@ -113,6 +113,7 @@ impl GpuEngineBuilder {
     /// memory, [`super::MemoryCap::free`]).
     pub fn database(self, db: &Database, budget: Budget) -> Result<GpuEngine> {
         let plan = plan_for(&self.plan, db, budget.resident_chunks(db)?);
+        budget.check_resident(db, &plan)?;
         self.chunk_plan(db, &plan)
     }
 
