@@ -272,12 +272,18 @@ unsafe fn code(p: &GroupParams, s: usize, len: usize, column: usize) -> u32 {
 /// (one call computes the whole group), 1 on the GPU (each thread its own
 /// lane; [`Vector::from_lanes`] and [`Vector::for_lanes`] give it its lane).
 ///
+/// With `PASSES` (32 lanes only) a pair wider than `V::VL * R` runs in
+/// several passes, its borders in `p.scratch` (module docs).
+///
 /// A pair past the chunk's end (`2 * pair_index >= p.threads`) aligns
-/// nothing and writes nothing, but runs every step with its warp.
+/// nothing and writes nothing; in a group narrower than a warp it still runs
+/// every step with its warp.
 ///
 /// # Safety
 /// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`].
-/// * Every sequence of the chunk has at most `V::VL * R` residues.
+/// * Without `PASSES`, every sequence of the chunk has at most `V::VL * R`
+///   residues; with it, `V::VL` is 32 and `p.scratch` holds
+///   [`scratch_words`]`(p.query_len)` words for this pair's slot.
 /// * `table` points at the pair table ([`TABLE_WORDS`] words), the buffers
 ///   of `p` are as [`GroupParams`] says.
 /// * No other group writes this pair's scores.

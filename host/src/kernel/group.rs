@@ -238,12 +238,17 @@ impl Adapter for Group {
             return simt_launch("sw_simt_i32", threads);
         }
         let config = config_for(l.longest());
-        let Config { symbol, lanes, .. } = CONFIGS[config];
+        let Config {
+            symbol,
+            lanes,
+            passes: multi_pass,
+            ..
+        } = CONFIGS[config];
         let pairs = threads.div_ceil(2);
-        // Pairs wider than the configuration take several passes, with a
-        // border scratch of `scratch_words` per pair of the launch: such
-        // chunks run in launches of at most what the scratch holds.
-        let multi_pass = l.longest() > CONFIGS[config].width();
+        // The several-pass configurations (chosen for chunks wider than
+        // every single pass) take a border scratch of `scratch_words` per
+        // pair of the launch: such chunks run in launches of at most what
+        // the scratch holds.
         let per_launch = if multi_pass {
             (2 * l.scratch_pairs() / scratch_words(query_len).max(1)).min(pairs)
         } else {
