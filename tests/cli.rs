@@ -898,3 +898,34 @@ fn a_query_of_several_strips_against_a_long_sequence_stays_small() {
         "{text}"
     );
 }
+
+#[test]
+fn a_hit_on_a_long_sequence_is_realigned_in_little_memory() {
+    // A 16-residue query against 20 million residues: past the traceback
+    // kernels' score range, so the checkpointed traceback aligns it. Its
+    // checkpoints run along the query (the shorter side), not along the
+    // sequence (16 bytes a residue each: 1.3 GB with the nibbles).
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(dir.path(), "q.fa", ">q\nMKVLAAGIWWKTAYIA\n");
+    let mut rng = hay::rng(24);
+    let mut residues = host::alphabet::decode_all(&hay::random_codes(&mut rng, 20_000_000, false));
+    // The query planted in the middle: a hit of score 16-residue-identity.
+    residues.replace_range(10_000_000..10_000_016, "MKVLAAGIWWKTAYIA");
+    let t = write(dir.path(), "long.fa", &format!(">long\n{residues}\n"));
+    let script = format!(
+        "ulimit -v 1048576; exec '{}' align -q '{}' -t '{}' --mode local --device cpu",
+        env!("CARGO_BIN_EXE_warpsw"),
+        s(&q),
+        s(&t)
+    );
+    let out = bash(&script);
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().nth(1).unwrap_or_default();
+    assert!(
+        row.starts_with("q\tlong\t")
+            && row.contains("\t10000001\t10000016\t")
+            && row.ends_with("16M"),
+        "{text}"
+    );
+}

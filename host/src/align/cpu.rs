@@ -18,6 +18,11 @@ use crate::scoring::Scoring;
 /// Default window budget of [`align_pairs`] on the CPU: 1 GiB.
 pub const DEFAULT_WINDOW_BYTES: usize = 1 << 30;
 
+/// The largest window [`align_pairs`] runs, whatever its budget: a pair
+/// needing more (a 96-residue query against a 50-million-residue sequence
+/// needs 2.8 GB) is aligned by [`super::checkpointed`] in a few megabytes.
+pub const MAX_WINDOW_BYTES: usize = 1 << 30;
+
 /// A parameter block shared by the emulated threads of one launch: each
 /// thread writes only its own pair's slices (the kernels' `# Safety`).
 struct SharedParams(TracebackParams);
@@ -92,7 +97,8 @@ pub fn run_window_cpu(
 /// Aligns every pair `(q, t)` of `pairs` (indices into `sequences`) in
 /// `mode` on the CPU with windows of at most `budget` bytes; results in the
 /// order of `pairs`. A pair beyond the kernels' limits
-/// ([`super::pair_fits`]) is aligned by [`super::checkpointed`]; only a score
+/// ([`super::pair_fits`]) or larger than [`MAX_WINDOW_BYTES`] is aligned by
+/// [`super::checkpointed`]; only a score
 /// beyond `i32` is an error. `progress`, if given, hears the cells (`n · m`
 /// summed) of each window, and of each pair beyond the limits, once done.
 pub fn align_pairs<S: AsRef<[u8]> + Sync>(
@@ -105,8 +111,19 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
 ) -> Vec<Result<Alignment>> {
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
-    let (windows, beyond) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
+    let budget = budget.min(MAX_WINDOW_BYTES);
+    let (windows, beyond_limits) = plan_windows(&residues, pairs, scoring, budget, usize::MAX);
     let mut out = result_slots(pairs.len());
+    // A pair larger than the largest window (alone in a window beyond the
+    // budget) takes the checkpointed traceback too: twice the cells, but
+    // memory along the shorter sequence only, not `n · m / 2` bytes.
+    let (large, windows): (Vec<Window>, Vec<Window>) = windows
+        .into_iter()
+        .partition(|w| w.bytes() > MAX_WINDOW_BYTES);
+    let beyond: Vec<usize> = beyond_limits
+        .into_iter()
+        .chain(large.iter().flat_map(|w| w.pair_indices.iter().copied()))
+        .collect();
     align_beyond_limits(&beyond, sequences, pairs, mode, scoring, &mut out, progress);
     for window in &windows {
         let output = run_window_cpu(&residues, &matrix, window, mode, scoring);

@@ -21,7 +21,7 @@
 //! * [`cpu`]: the CPU runner (the kernels' bodies, window by window).
 //! * [`gpu`]: the GPU runner (windows spread over the GPUs longest first,
 //!   [`crate::schedule::run_lpt`]).
-//! * [`checkpointed`]: the `O(m·√n)`-memory fallback for pairs beyond the
+//! * [`checkpointed`]: the `O(s·√l)`-memory fallback for pairs beyond the
 //!   kernels' limits.
 //! * [`output`]: TSV, JSON and pairwise text.
 //!
@@ -47,9 +47,10 @@
 //! A pair of lengths n × m needs [`pair_bytes`] of window memory, mostly
 //! `4 · ceil(n·m / 8)` bytes of backtrack bits. [`plan_windows`] fills windows
 //! up to the runner's budget; a pair larger than the budget runs alone in a
-//! window of its own as long as it needs at most [`MAX_PAIR_BYTES`]; beyond
-//! that, or beyond the i32 score range of the kernels ([`pair_fits`]), the
-//! pair is aligned by [`checkpointed`] on the CPU: `O(m·√n)` memory, i64
+//! window of its own as long as it needs at most [`MAX_PAIR_BYTES`] (on
+//! the CPU, [`cpu::MAX_WINDOW_BYTES`]); beyond that, or beyond the i32
+//! score range of the kernels ([`pair_fits`]), the pair is aligned by
+//! [`checkpointed`] on the CPU: `O(s·√l)` memory for lengths `s ≤ l`, i64
 //! scores, the same cells, tie rules and walk, so the same alignment. Only a
 //! score beyond `i32` is an error — never a crash, never a silent skip.
 
