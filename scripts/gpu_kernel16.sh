@@ -34,6 +34,34 @@ if [ -f sprot_half.fasta.xz ] && [ -z "${NO_BENCH:-}" ]; then
     ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db sprot_half.wsw \
         --gap-open 10 --gap-extend 1 --warmup 1 --repeat "${REPEAT:-2}" --kernels "$kernels"
 fi
+# Chunks side by side (STREAMS="1 4 8"): `bench` with each --gpu-streams on
+# the 570k DB and Swiss-Prot half (when carried), and the search's hits
+# compared with the first value's.
+if [ -n "${STREAMS:-}" ]; then
+    [ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }
+    if [ -f sprot_half.fasta.xz ] && [ ! -f sprot_half.wsw ]; then
+        xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o sprot_half.wsw
+    fi
+    for db in synth570k sprot_half; do
+        [ -f "$db.wsw" ] || continue
+        first=
+        for s in $STREAMS; do
+            echo "== --gpu-streams $s, $db"
+            ./warpsw bench --device gpu --check 300 --query queries.fasta --db "$db.wsw" --gap-open 10 --gap-extend 1 \
+                --warmup 1 --repeat "${REPEAT:-2}" --kernels "${STREAMS_KERNELS:-auto}" --gpu-streams "$s" \
+                >> "$out/streams.log"
+            grep -E '^overall' "$out/streams.log" | tail -1
+            ./warpsw search -q queries.fasta -d "$db.wsw" --gap-open 10 --gap-extend 1 --device gpu --gpu-streams "$s" \
+                -o "streams_hits_${db}_$s.tsv" 2>&1 | tail -2
+            first=${first:-$s}
+            if cmp -s "streams_hits_${db}_$first.tsv" "streams_hits_${db}_$s.tsv"; then
+                echo "hits with --gpu-streams $s == with $first"
+            else
+                echo "HITS DIFFER: --gpu-streams $s vs $first"
+            fi
+        done
+    done
+fi
 if [ -n "${NCU:-}" ] && command -v ncu >/dev/null; then
     awk '/^>/ { n++ } n == 5' queries.fasta > q464.fasta
     ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \

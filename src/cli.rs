@@ -157,6 +157,11 @@ pub struct PlacementArgs {
     /// `500MB`); a database that does not fit is streamed part by part.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub gpu_memory: Option<usize>,
+    /// On one GPU: run the database's chunks side by side on this many
+    /// streams, longest first (1: one chunk after another).
+    #[arg(long, value_name = "N", default_value_t = host::engine::gpu::DEFAULT_GPU_STREAMS,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub gpu_streams: u16,
 }
 
 /// `--columns`: the columns picked (a named type, so clap keeps the list

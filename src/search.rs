@@ -62,7 +62,8 @@ pub fn device_list(
     })
 }
 
-/// The `--device`, `--devices`, `--balance` and `--gpu-memory` choices,
+/// The `--device`, `--devices`, `--balance`, `--gpu-memory` and
+/// `--gpu-streams` choices,
 /// with `kernel` as the engines' options.
 pub fn placement(
     args: &PlacementArgs,
@@ -75,10 +76,17 @@ pub fn placement(
         DeviceChoice::Cpu => Placement::Cpu,
         DeviceChoice::Gpu => Placement::Gpus(list),
     };
+    if choice == DeviceChoice::Cpu && args.gpu_streams != host::engine::gpu::DEFAULT_GPU_STREAMS {
+        bail!(
+            "--gpu-streams {} is for a GPU, but --device cpu runs on the CPU: drop one of them",
+            args.gpu_streams
+        );
+    }
     let options = SearchOptions {
         kernel,
         policy: args.balance.parse()?,
         memory: MemoryCap::new(args.gpu_memory),
+        streams: usize::from(args.gpu_streams),
     };
     Ok((placement, options))
 }

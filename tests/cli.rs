@@ -755,6 +755,13 @@ fn top_zero_and_devices_with_cpu_are_errors() {
         err.contains("--devices 99") && err.contains("--device cpu"),
         "{err}"
     );
+    let err = failing_search(&q, &d, &["--gpu-streams", "4"]);
+    assert!(
+        err.contains("--gpu-streams 4") && err.contains("--device cpu"),
+        "{err}"
+    );
+    let err = failing_search(&q, &d, &["--gpu-streams", "0"]);
+    assert!(err.contains("--gpu-streams"), "{err}");
 }
 
 #[test]

@@ -574,3 +574,93 @@ fn gpu_a_sequence_beyond_the_memory_budget_is_refused_before_allocating() {
         }
     }
 }
+
+/// Chunks side by side on several streams (`--gpu-streams`) give the scores
+/// of one stream and of the reference: the longest pairs in several passes
+/// (each chunk its own border scratch), scores above 16 bits (the rescue
+/// deferred to the engine's stream), progress by chunk, an empty query
+/// between others, a scratch too small to overlap (one stream again), and
+/// gap costs beyond 16 bits (no overlap: the 32-bit fallback).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
+    use host::kernel::Kernel;
+    use std::sync::Mutex;
+    let mut rng = hay::rng(112);
+    let long = hay::random_codes(&mut rng, 8000, false);
+    let mut seqs = hay::skewed_sequences(&mut rng, 40_000, 2000, true);
+    for len in [15_000, 9_000, 6_000, 4_500, 3_000, 1_500, 1_100] {
+        seqs.push(hay::random_codes(&mut rng, len, false));
+    }
+    // Self-similar pairs scoring far above 32,640: rescued in 32 bits.
+    seqs.push(long.clone());
+    seqs.push(hay::mutate(&mut rng, &long, 0.95));
+    let db = hay::database(seqs);
+    let queries: Vec<Vec<u8>> = vec![
+        hay::random_codes(&mut rng, 150, false),
+        long.clone(),
+        Vec::new(),
+        hay::random_codes(&mut rng, 1000, false),
+    ];
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    for (open, extend) in [(10, 1), (11, 1), (12_000, 3_000)] {
+        let scoring = hay::blosum62(open, extend);
+        let expected: Vec<Vec<i32>> = queries
+            .iter()
+            .map(|query| {
+                (0..db.len())
+                    .into_par_iter()
+                    .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                    .collect()
+            })
+            .collect();
+        for choice in [
+            KernelChoice::One(Kernel::GroupI16x2),
+            KernelChoice::default(),
+        ] {
+            let plan = gpu0_plan(choice, &db, &scoring);
+            for streams in [1, 3, 8] {
+                let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+                    .streams(streams)
+                    .database(&db, budget)
+                    .expect("GPU 0 opens");
+                let reports = Mutex::new(Vec::new());
+                let got = engine
+                    .score_batch_reporting(&batch, &|cells| reports.lock().unwrap().push(cells))
+                    .expect("GPU 0 scores");
+                for (k, (got, want)) in got.iter().zip(&expected).enumerate() {
+                    let wrong = (0..db.len()).filter(|&i| got[i] != want[i]).count();
+                    assert_eq!(
+                        wrong, 0,
+                        "{plan} on {streams} streams, gaps {open}/{extend}, query {k}: {wrong} mismatches"
+                    );
+                }
+                let cells: u64 = queries
+                    .iter()
+                    .map(|q| q.len() as u64 * db.total_residues())
+                    .sum();
+                assert_eq!(reports.into_inner().unwrap().iter().sum::<u64>(), cells);
+                // One query at a time, through `score_all`.
+                assert_eq!(
+                    engine.score_all(&queries[1]).expect("GPU 0 scores"),
+                    expected[1]
+                );
+            }
+        }
+    }
+    // Too little memory for the chunks' own scratch: one stream's order.
+    let scoring = hay::blosum62(10, 1);
+    let plan = gpu0_plan(KernelChoice::One(Kernel::GroupI16x2), &db, &scoring);
+    let mut small = GpuEngine::builder(0, scoring.clone(), plan.clone())
+        .streams(8)
+        .database(&db, Budget(db.total_residues() as usize * 3))
+        .expect("GPU 0 opens");
+    let mut one = GpuEngine::builder(0, scoring, plan)
+        .database(&db, budget)
+        .expect("GPU 0 opens");
+    assert_eq!(
+        small.score_all(&long).expect("GPU 0 scores"),
+        one.score_all(&long).expect("GPU 0 scores")
+    );
+}

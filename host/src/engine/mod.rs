@@ -112,6 +112,9 @@ pub struct SearchOptions {
     pub policy: Policy,
     /// The GPU memory plans may use (`--gpu-memory`).
     pub memory: gpu::MemoryCap,
+    /// Streams one GPU runs chunks on side by side (`--gpu-streams`; 0 or 1:
+    /// one after another).
+    pub streams: usize,
 }
 
 /// Opens an engine for `db` at `placement`: the CPU, one GPU holding the
@@ -158,6 +161,7 @@ pub fn open(
                 ([ordinal], true) => {
                     let engine =
                         gpu::GpuEngine::builder(*ordinal, scoring.clone(), plans[0].clone())
+                            .streams(options.streams)
                             .database(&db, budget)?;
                     let seconds = engine.upload_seconds();
                     (Box::new(engine), seconds)

@@ -211,31 +211,26 @@ impl Adapter for Group {
         }
     }
 
+    fn overlaps(&self, gaps: Gaps) -> bool {
+        // The 16-bit launches use no row buffer; the 32-bit fallback does.
+        simt_i16x2::gaps_fit(gaps)
+    }
+
+    fn after_overlap(&self, l: &ChunkLaunch<'_>) -> Result<()> {
+        simt_launch(l, RESCUE_SYMBOL)
+    }
+
     fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {
         let threads = l.sequences();
         let query_len = l.query_len();
         let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
-        let query_words = sequential_words / NUM_CODES;
         l.check_sizes(
             l.profile_words()
-                == HEADER_WORDS + sequential_words + TABLE_WORDS + query_len.div_ceil(4)
-                && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
+                == HEADER_WORDS + sequential_words + TABLE_WORDS + query_len.div_ceil(4),
         )?;
         let gaps = l.gaps();
-        let profile = l.pointers(WorkBuffer::Rows)?.profile;
-        let sequential = profile + 4 * HEADER_WORDS as u64;
-        let simt = SimtArgs::new(l, Some(sequential), query_words, threads)?;
-        // SAFETY (the SIMT launches below): the duties of `sw_simt_i32`,
-        // `sw_simt_i16x2` and its rescue, checked above as in the `simt`
-        // adapter: the sequential part of the profile has NUM_CODES *
-        // query_words words (whole strips), the chunk's buffers and the row
-        // buffer their sizes; launches run in stream order, so the rescue
-        // reads the scores the 16-bit launch wrote.
-        let simt_launch = |symbol: &str, threads: usize| unsafe {
-            simt.launch(l, symbol, one_thread_each(threads))
-        };
         if !simt_i16x2::gaps_fit(gaps) {
-            return simt_launch("sw_simt_i32", threads);
+            return simt_launch(l, "sw_simt_i32");
         }
         let config = config_for(l.longest());
         let Config {
@@ -258,8 +253,9 @@ impl Adapter for Group {
         let ptrs = l.pointers(if multi_pass {
             WorkBuffer::Scratch
         } else {
-            WorkBuffer::Rows
+            WorkBuffer::Nothing
         })?;
+        let sequential = ptrs.profile + 4 * HEADER_WORDS as u64;
         let table = sequential + 4 * sequential_words as u64;
         let mut first_pair = 0;
         while first_pair < pairs {
@@ -293,6 +289,36 @@ impl Adapter for Group {
             first_pair += launch_pairs;
         }
         drop(ptrs);
-        simt_launch(RESCUE_SYMBOL, threads)
+        // Beside other chunks the rescue waits: it needs the row buffer.
+        if l.overlapping() {
+            Ok(())
+        } else {
+            simt_launch(l, RESCUE_SYMBOL)
+        }
     }
+}
+
+/// Queues SIMT entry point `symbol` (`sw_simt_i32`, `sw_simt_i16x2` or the
+/// rescue) on `l`'s chunk, one thread a sequence, with the group profile's
+/// sequential part and the row buffer.
+fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str) -> Result<()> {
+    let threads = l.sequences();
+    let query_len = l.query_len();
+    let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
+    let query_words = sequential_words / NUM_CODES;
+    l.check_sizes(
+        l.profile_words() == HEADER_WORDS + sequential_words + TABLE_WORDS + query_len.div_ceil(4)
+            && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
+    )?;
+    let profile = l.pointers(WorkBuffer::Rows)?.profile;
+    let sequential = profile + 4 * HEADER_WORDS as u64;
+    let simt = SimtArgs::new(l, Some(sequential), query_words, threads)?;
+    // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` and its rescue,
+    // checked above as in the `simt` adapter: the sequential part of the
+    // profile has NUM_CODES * query_words words (whole strips), the chunk's
+    // buffers and the row buffer their sizes; launches run in stream order
+    // (the rescue after the group launch on one stream, or, for an
+    // overlapping launch, after the engine's stream waited for it), so the
+    // rescue reads the scores the 16-bit launch wrote.
+    unsafe { simt.launch(l, symbol, one_thread_each(threads)) }
 }

@@ -263,6 +263,23 @@ pub(crate) trait Adapter: Sync {
     /// Queues the kernel on one chunk for the query whose profile
     /// (from [`Adapter::profile`]) is `profile`.
     fn launch(&self, launch: &ChunkLaunch<'_>) -> Result<()>;
+
+    /// Whether launches of this kernel on different chunks may run side by
+    /// side, each on a stream of its own, with gap costs `gaps`. Such a
+    /// launch ([`ChunkLaunch::overlapping`]) uses only its chunk's buffers,
+    /// the profile and its own region of the column scratch, never the row
+    /// buffer (which every chunk's launch shares), and leaves what needs it
+    /// to [`Adapter::after_overlap`].
+    fn overlaps(&self, _gaps: Gaps) -> bool {
+        false
+    }
+
+    /// What an overlapping launch on a chunk left undone, queued on the
+    /// engine's own stream once that launch is complete (one chunk at a
+    /// time, so the row buffer is the whole chunk's again).
+    fn after_overlap(&self, _launch: &ChunkLaunch<'_>) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl Kernel {

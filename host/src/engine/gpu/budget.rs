@@ -2,7 +2,9 @@
 //! share of it that a plan may use, decided here and nowhere else.
 //!
 //! * A resident database takes at most half of the free memory
-//!   ([`Budget::holds`]); each chunk's row buffer a quarter of the rest.
+//!   ([`Budget::holds`]); each chunk's row buffer a quarter of the rest,
+//!   the scratch of the chunks that run side by side on several streams
+//!   an eighth of it ([`Budget::overlap_scratch_bytes`]).
 //! * A database that does not fit is streamed in parts ([`super::super::parted`]):
 //!   chunks of at most an eighth, parts of at most a quarter (two parts and
 //!   their row buffers in 3/4), and a GPU sharing parts keeps them in half.
@@ -90,6 +92,13 @@ impl Budget {
             max_sequences: MAX_CHUNK_SEQUENCES,
             max_bytes: (left / 4).clamp(64 << 20, 8 << 30).min(left / 4 * 3),
         })
+    }
+
+    /// Bytes the column scratch of chunks running side by side may take
+    /// for one query, `db` resident: an eighth of what the database leaves
+    /// (a query needing more runs its chunks one after another).
+    pub fn overlap_scratch_bytes(self, db: &Database) -> usize {
+        self.0.saturating_sub(resident_bytes(db)) / 8
     }
 
     /// Chunk limits of a streamed database: a chunk and its row buffer in

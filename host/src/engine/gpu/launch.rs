@@ -55,9 +55,23 @@ pub struct ChunkLaunch<'a> {
     pub(crate) profile: &'a CudaSlice<u32>,
     pub(crate) query_len: usize,
     pub(crate) row_buffer: &'a CudaSlice<i32>,
-    pub(crate) scratch: Option<&'a CudaSlice<i32>>,
+    pub(crate) scratch: Option<Scratch<'a>>,
     pub(crate) sm_count: usize,
     pub(crate) gaps: Gaps,
+    /// The launch runs beside other chunks' launches on a stream of its
+    /// own ([`crate::kernel::Adapter::overlaps`]): it must not use the row
+    /// buffer, and leaves that work to [`crate::kernel::Adapter::after_overlap`].
+    pub(crate) overlapping: bool,
+}
+
+/// A launch's share of the engine's column scratch: pairs of i32 from
+/// `first_pair` on, `pairs` of them (the whole buffer, or a chunk's own
+/// region when chunks run side by side).
+#[derive(Clone, Copy)]
+pub(crate) struct Scratch<'a> {
+    pub buffer: &'a CudaSlice<i32>,
+    pub first_pair: usize,
+    pub pairs: usize,
 }
 
 /// Which work buffer a launch uses.
@@ -67,6 +81,8 @@ pub enum WorkBuffer {
     Rows,
     /// The column scratch sized by [`crate::kernel::Adapter::scratch_pairs`].
     Scratch,
+    /// None: the launch writes only its scores (the pointer is 0).
+    Nothing,
 }
 
 /// Device addresses of a launch on one chunk: its residues and lengths, the
@@ -132,9 +148,16 @@ impl<'a> ChunkLaunch<'a> {
         self.row_buffer.len() / 2
     }
 
-    /// Pairs of i32 in the column scratch (0 when there is none).
+    /// Pairs of i32 of the column scratch this launch may use (0 when
+    /// there is none).
     pub fn scratch_pairs(&self) -> usize {
-        self.scratch.map_or(0, |s| s.len() / 2)
+        self.scratch.map_or(0, |s| s.pairs)
+    }
+
+    /// Whether the launch runs beside other chunks' launches (see
+    /// [`crate::kernel::Adapter::overlaps`]).
+    pub fn overlapping(&self) -> bool {
+        self.overlapping
     }
 
     /// An internal error unless the chunk's buffers have the sizes a
@@ -158,17 +181,32 @@ impl<'a> ChunkLaunch<'a> {
 
     /// The device addresses of the launch's buffers, `buffer` as its work
     /// buffer (an internal error if that is the scratch and there is none).
-    pub fn pointers(&self, buffer: WorkBuffer) -> Result<ChunkPointers<'a>> {
-        let work = match buffer {
-            WorkBuffer::Rows => self.row_buffer,
-            WorkBuffer::Scratch => self
-                .scratch
-                .ok_or_else(|| Error::Internal("a striped launch without scratch".into()))?,
+    pub fn pointers(&self, buffer_kind: WorkBuffer) -> Result<ChunkPointers<'a>> {
+        let (work, offset_pairs) = match buffer_kind {
+            WorkBuffer::Rows if self.overlapping => {
+                return Err(Error::Internal(
+                    "an overlapping launch asked for the row buffer".into(),
+                ));
+            }
+            WorkBuffer::Rows | WorkBuffer::Nothing => (self.row_buffer, 0),
+            WorkBuffer::Scratch => {
+                let scratch = self
+                    .scratch
+                    .ok_or_else(|| Error::Internal("a launch without scratch".into()))?;
+                if 2 * (scratch.first_pair + scratch.pairs) > scratch.buffer.len() {
+                    return Err(Error::Internal("a scratch region past its buffer".into()));
+                }
+                (scratch.buffer, scratch.first_pair)
+            }
         };
         let stream = self.stream;
         let (residues, r) = self.chunk.residues.device_ptr(stream);
         let (lengths, l) = self.chunk.lengths.device_ptr(stream);
         let (buffer, b) = work.device_ptr(stream);
+        let buffer = match buffer_kind {
+            WorkBuffer::Nothing => 0,
+            _ => buffer + 8 * offset_pairs as u64,
+        };
         let (profile, p) = self.profile.device_ptr(stream);
         let (scores, s) = self.scores.device_ptr(stream);
         Ok(ChunkPointers {

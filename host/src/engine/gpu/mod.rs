@@ -16,4 +16,6 @@ pub mod resident;
 pub use budget::{Budget, MemoryCap};
 pub use device::{DeviceInfo, PTX, PTX_SM90, device, devices, ptx_for, selected_devices};
 pub(crate) use device::{gpu_error, kernels_module};
-pub use resident::{EngineStream, GpuEngine, GpuEngineBuilder, KernelResources, plan_for};
+pub use resident::{
+    DEFAULT_GPU_STREAMS, EngineStream, GpuEngine, GpuEngineBuilder, KernelResources, plan_for,
+};

@@ -2,6 +2,15 @@
 //! keeps them on the GPU, and per query uploads only the query's profiles,
 //! launches each chunk's kernel ([`Plan::kernel_for`]) and reads the scores
 //! back.
+//!
+//! With several streams ([`GpuEngineBuilder::streams`]) the chunks whose
+//! kernel allows it ([`crate::kernel::Adapter::overlaps`]) run side by side,
+//! longest first, one stream after another in turn: the few longest pairs
+//! (one group each, for many passes) no longer leave the GPU idle while
+//! they finish, and no chunk's last wave waits for the next chunk's launch.
+//! Each such chunk has its own region of the column scratch; what needs the
+//! shared row buffer (the 32-bit rescue) runs on the engine's stream once
+//! the chunk is done, before its scores are read.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -9,16 +18,23 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
-use super::launch::{ChunkLaunch, DeviceChunk, Functions};
+use super::launch::{ChunkLaunch, DeviceChunk, Functions, Scratch};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::kernel::{KERNELS, Kernel, Plan};
 use crate::scoring::Scoring;
+
+/// `--gpu-streams`' default: chunks one after another. Several streams (see
+/// the module docs) have a GPU test (`tests/gpu.rs`) that has not run on a
+/// GPU yet, nor have they been measured against one stream: the default
+/// moves when both are done.
+pub const DEFAULT_GPU_STREAMS: u16 = 1;
 
 /// The stream an engine uploads and launches on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -63,8 +79,23 @@ pub struct GpuEngine {
     sm_count: usize,
     chunks: Vec<DeviceChunk>,
     row_buffer: CudaSlice<i32>,
-    /// The striped kernels' column scratch, grown on demand.
+    /// The column scratch, grown on demand: the first `shared_scratch`
+    /// pairs for the launches on the engine's stream (the striped kernels,
+    /// several-pass group launches one after another), then each
+    /// overlapping chunk's own region ([`GpuEngine::overlap_scratch`]).
     scratch: Option<CudaSlice<i32>>,
+    shared_scratch: usize,
+    /// Streams that run chunks side by side (none: every launch on `stream`).
+    workers: Vec<Arc<CudaStream>>,
+    /// Most scratch (pairs) the overlapping chunks of one query may take;
+    /// a query that needs more runs its chunks one after another.
+    overlap_scratch_limit: usize,
+    /// For the loaded query, each chunk's scratch region when it runs on a
+    /// worker stream (`Some`, possibly empty), or `None` on `stream`.
+    overlap_scratch: Vec<Option<Range<usize>>>,
+    /// Each chunk launched on a worker and not yet joined: the event
+    /// recorded after its launch.
+    pending: Vec<Option<CudaEvent>>,
     /// The sorted positions the chunks cover; `scores[k]` is position
     /// `positions.start + k`.
     positions: Range<usize>,
@@ -88,6 +119,7 @@ pub struct GpuEngineBuilder {
     scoring: Scoring,
     plan: Plan,
     stream: EngineStream,
+    streams: usize,
 }
 
 impl GpuEngine {
@@ -98,6 +130,7 @@ impl GpuEngine {
             scoring,
             plan,
             stream: EngineStream::Default,
+            streams: 1,
         }
     }
 }
@@ -109,12 +142,22 @@ impl GpuEngineBuilder {
         self
     }
 
+    /// Runs chunks side by side on `streams` streams (default 1: one chunk
+    /// after another on the engine's stream; see the module docs).
+    pub fn streams(mut self, streams: usize) -> GpuEngineBuilder {
+        self.streams = streams.max(1);
+        self
+    }
+
     /// Uploads the whole of `db`, chunked for `budget` (the device's free
     /// memory, [`super::MemoryCap::free`]).
     pub fn database(self, db: &Database, budget: Budget) -> Result<GpuEngine> {
         let plan = plan_for(&self.plan, db, budget.resident_chunks(db)?);
         budget.check_resident(db, &plan)?;
-        self.chunk_plan(db, &plan)
+        let overlap_bytes = budget.overlap_scratch_bytes(db);
+        let mut engine = self.chunk_plan(db, &plan)?;
+        engine.overlap_scratch_limit = overlap_bytes / 8;
+        Ok(engine)
     }
 
     /// Uploads `db` cut into the chunks of `plan` (consecutive ranges of
@@ -138,6 +181,7 @@ impl GpuEngineBuilder {
             scoring,
             plan,
             stream,
+            streams,
         } = self;
         let info = device(ordinal)?;
         let stage = |s| info.error(s);
@@ -145,6 +189,23 @@ impl GpuEngineBuilder {
         let stream = match stream {
             EngineStream::Own => ctx.new_stream().map_err(stage("creating a stream"))?,
             EngineStream::Default => ctx.default_stream(),
+        };
+        // The first worker takes the longest chunk: the highest priority,
+        // so that its blocks start before the rest fill the GPU.
+        let workers = match streams {
+            1 => Vec::new(),
+            n => {
+                ctx.bind_to_thread().map_err(stage("binding the device"))?;
+                let (_, highest) = cudarc::driver::result::stream::get_priority_range()
+                    .map_err(stage("reading stream priorities"))?;
+                (0..n)
+                    .map(|k| match k {
+                        0 => ctx.new_stream_with_priority(highest),
+                        _ => ctx.new_stream(),
+                    })
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(stage("creating a stream"))?
+            }
         };
         let mut functions = HashMap::new();
         for info in KERNELS {
@@ -236,6 +297,11 @@ impl GpuEngineBuilder {
             chunks,
             row_buffer,
             scratch: None,
+            shared_scratch: 0,
+            workers,
+            overlap_scratch_limit: usize::MAX,
+            overlap_scratch: Vec::new(),
+            pending: Vec::new(),
             positions,
             scores,
             scoring,
@@ -290,26 +356,72 @@ impl GpuEngine {
         self.ctx
             .bind_to_thread()
             .map_err(self.info.error("binding the device"))?;
+        // The last query's launches are done before its profile goes.
+        self.join_all()?;
         self.query.clear();
         self.query_len = query.len();
+        self.overlap_scratch.clear();
         if query.is_empty() {
             return Ok(());
         }
         let max_threads = self.chunks.iter().map(|c| c.range.len()).max().unwrap_or(0);
         let longest = self.chunks.iter().map(|c| c.longest).max().unwrap_or(0);
+        let mut shared = 0;
         for kernel in self.plan.kernels_for_query(query.len()) {
             let adapter = kernel.adapter();
-            let scratch = adapter.scratch_pairs(query.len(), max_threads, longest, self.sm_count);
-            if scratch > 0 {
-                self.reserve_scratch(scratch)?;
-            }
+            shared =
+                shared.max(adapter.scratch_pairs(query.len(), max_threads, longest, self.sm_count));
             let profile = self
                 .stream
                 .clone_htod(&adapter.profile(query, &self.scoring.matrix))
                 .map_err(self.info.error("uploading the query profile"))?;
             self.query.push(DeviceQuery { kernel, profile });
         }
+        self.shared_scratch = shared;
+        self.overlap_scratch = self.plan_overlap(query.len());
+        let overlap_end = self
+            .overlap_scratch
+            .iter()
+            .flatten()
+            .map(|r| r.end)
+            .max()
+            .unwrap_or(shared);
+        if overlap_end > 0 {
+            self.reserve_scratch(overlap_end)?;
+        }
         Ok(())
+    }
+
+    /// Which chunks run on the worker streams for a query of `query_len`
+    /// residues, and each one's scratch region after the shared one: every
+    /// chunk whose kernel overlaps, unless their regions together exceed
+    /// the limit (then none: the query's chunks run one after another).
+    fn plan_overlap(&self, query_len: usize) -> Vec<Option<Range<usize>>> {
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let none = vec![None; self.chunks.len()];
+        if self.workers.is_empty() {
+            return none;
+        }
+        let mut end = self.shared_scratch;
+        let mut regions = Vec::with_capacity(self.chunks.len());
+        for chunk in &self.chunks {
+            let kernel = self
+                .plan
+                .kernel_for(query_len, chunk.longest, chunk.range.len());
+            let adapter = kernel.adapter();
+            if !adapter.overlaps(gaps) {
+                regions.push(None);
+                continue;
+            }
+            let pairs =
+                adapter.scratch_pairs(query_len, chunk.range.len(), chunk.longest, self.sm_count);
+            regions.push(Some(end..end + pairs));
+            end += pairs;
+        }
+        if end - self.shared_scratch > self.overlap_scratch_limit {
+            return none;
+        }
+        regions
     }
 
     /// Grows the column scratch to `pairs` pairs of i32.
@@ -325,23 +437,74 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Loads `query` and launches every chunk's kernels on the engine's
-    /// stream without waiting for them; [`GpuEngine::read_scores`] waits.
+    /// Loads `query` and launches every chunk's kernels without waiting for
+    /// them, on the worker streams in turn (longest chunk first) where the
+    /// plan allows, else on the engine's stream; [`GpuEngine::read_scores`]
+    /// waits.
     pub fn launch_all(&mut self, query: &[u8]) -> Result<()> {
         self.load_query(query)?;
-        for k in 0..self.chunks.len() {
-            self.launch_chunk(k)?;
+        if self.query.is_empty() {
+            return Ok(());
         }
+        let ordering = self.info.error("ordering the streams");
+        let no_timing = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
+        // The workers start once the profiles are on the device.
+        if self.overlap_scratch.iter().any(Option::is_some) {
+            let ready = self.stream.record_event(no_timing).map_err(&ordering)?;
+            for worker in &self.workers {
+                worker.wait(&ready).map_err(&ordering)?;
+            }
+        }
+        // Each worker launch is recorded as pending at once, so that even
+        // after an error the next query (or the engine's end) waits for it.
+        self.pending = (0..self.chunks.len()).map(|_| None).collect();
+        let mut turn = 0;
+        for k in 0..self.chunks.len() {
+            match self.overlap_scratch[k].clone() {
+                Some(region) => {
+                    let worker = self.workers[turn % self.workers.len()].clone();
+                    turn += 1;
+                    let launched = self.launch_chunk_on(k, &worker, Some(region));
+                    self.pending[k] = Some(worker.record_event(no_timing).map_err(&ordering)?);
+                    launched?;
+                }
+                None => self.launch_chunk_on(k, &self.stream, None)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Joins chunk `k`'s launch on a worker stream, if it is pending, into
+    /// the engine's stream, and queues what it left there (the rescue).
+    fn join_chunk(&mut self, k: usize) -> Result<()> {
+        let Some(done) = self.pending.get_mut(k).and_then(Option::take) else {
+            return Ok(());
+        };
+        self.stream
+            .wait(&done)
+            .map_err(self.info.error("ordering the streams"))?;
+        let kernel = self.chunk_kernel(k)?;
+        let launch = self.chunk_launch(k, kernel, &self.stream, None)?;
+        kernel.adapter().after_overlap(&launch)
+    }
+
+    /// [`GpuEngine::join_chunk`] for every chunk.
+    fn join_all(&mut self) -> Result<()> {
+        for k in 0..self.pending.len() {
+            self.join_chunk(k)?;
+        }
+        self.pending.clear();
         Ok(())
     }
 
     /// The scores of [`GpuEngine::positions`] for the query of the last
     /// [`GpuEngine::launch_all`], once its kernels are done (all 0 when the
     /// query is empty).
-    pub fn read_scores(&self) -> Result<Vec<i32>> {
+    pub fn read_scores(&mut self) -> Result<Vec<i32>> {
         if self.query.is_empty() {
             return Ok(vec![0; self.positions.len()]);
         }
+        self.join_all()?;
         let mut scores = self
             .stream
             .clone_dtoh(&self.scores)
@@ -355,28 +518,55 @@ impl GpuEngine {
         chunk.range.start - self.positions.start..chunk.range.end - self.positions.start
     }
 
-    /// Launches the plan's kernel on chunk `k` for the loaded query
-    /// (asynchronous; nothing for an empty query).
+    /// Launches the plan's kernel on chunk `k` for the loaded query on the
+    /// engine's stream (asynchronous; nothing for an empty query).
     pub fn launch_chunk(&self, k: usize) -> Result<()> {
-        if self.query.is_empty() {
-            return Ok(());
-        }
+        self.launch_chunk_on(k, &self.stream, None)
+    }
+
+    /// The plan's kernel for chunk `k` and the loaded query.
+    fn chunk_kernel(&self, k: usize) -> Result<Kernel> {
         let chunk = self
             .chunks
             .get(k)
             .ok_or_else(|| Error::Internal(format!("chunk {k} is not on {}", self.info.label())))?;
-        let kernel = self
+        Ok(self
             .plan
-            .kernel_for(self.query_len, chunk.longest, chunk.range.len());
+            .kernel_for(self.query_len, chunk.longest, chunk.range.len()))
+    }
+
+    /// What `kernel`'s adapter needs to launch on chunk `k` on `stream`:
+    /// beside other chunks with scratch region `overlap` (pairs), or on the
+    /// engine's stream with the shared scratch.
+    fn chunk_launch<'a>(
+        &'a self,
+        k: usize,
+        kernel: Kernel,
+        stream: &'a Arc<CudaStream>,
+        overlap: Option<Range<usize>>,
+    ) -> Result<ChunkLaunch<'a>> {
+        let chunk = &self.chunks[k];
         let query = self
             .query
             .iter()
             .find(|q| q.kernel == kernel)
             .ok_or_else(|| Error::Internal(format!("no {kernel} profile loaded")))?;
-        let launch = ChunkLaunch {
+        let scratch = self.scratch.as_ref().map(|buffer| match &overlap {
+            Some(region) => Scratch {
+                buffer,
+                first_pair: region.start,
+                pairs: region.len(),
+            },
+            None => Scratch {
+                buffer,
+                first_pair: 0,
+                pairs: self.shared_scratch,
+            },
+        });
+        Ok(ChunkLaunch {
             symbol: kernel.info().symbol,
             device: &self.info,
-            stream: &self.stream,
+            stream,
             functions: &self.functions,
             chunk,
             score_offset: self.local(chunk).start,
@@ -384,15 +574,31 @@ impl GpuEngine {
             profile: &query.profile,
             query_len: self.query_len,
             row_buffer: &self.row_buffer,
-            scratch: self.scratch.as_ref(),
+            scratch,
             sm_count: self.sm_count,
             gaps: self.scoring.gaps.kernel_gaps(),
-        };
+            overlapping: overlap.is_some(),
+        })
+    }
+
+    /// Launches chunk `k` on `stream`, beside other chunks with scratch
+    /// region `overlap`, or with the shared scratch (`None`).
+    fn launch_chunk_on(
+        &self,
+        k: usize,
+        stream: &Arc<CudaStream>,
+        overlap: Option<Range<usize>>,
+    ) -> Result<()> {
+        if self.query.is_empty() {
+            return Ok(());
+        }
+        let kernel = self.chunk_kernel(k)?;
+        let launch = self.chunk_launch(k, kernel, stream, overlap)?;
         kernel.adapter().launch(&launch)
     }
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
-    pub fn chunk_scores(&self, k: usize) -> Result<Vec<i32>> {
+    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
         let chunk = self
             .chunks
             .get(k)
@@ -401,6 +607,7 @@ impl GpuEngine {
         if self.query.is_empty() {
             return Ok(vec![0; range.len()]);
         }
+        self.join_chunk(k)?;
         self.stream
             .clone_dtoh(&self.scores.slice(range))
             .map_err(self.info.error("reading the scores back"))
@@ -414,13 +621,22 @@ impl Drop for GpuEngine {
     /// dropping a part it no longer keeps: make it current first.
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
+        // The buffers are freed on the engine's stream: let it wait for
+        // every worker first (a query launched and never read).
+        for worker in &self.workers {
+            self.ctx.record_err(self.stream.join(worker));
+        }
     }
 }
 
 impl Engine for GpuEngine {
     fn description(&self) -> String {
+        let streams = match self.workers.len() {
+            0 => String::new(),
+            n => format!(", chunks side by side on {n} streams"),
+        };
         format!(
-            "{} (sm_{}{}), kernel {}; database packed in {:.2} s",
+            "{} (sm_{}{}), kernel {}{streams}; database packed in {:.2} s",
             self.info.label(),
             self.info.compute_capability.0,
             self.info.compute_capability.1,
