@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """Compare warpsw's E-values and bit scores with ssearch36's or blastp's.
 
-Reads two tabular outputs (BLAST's -outfmt 6 columns: qseqid sseqid pident
-length mismatch gapopen qstart qend sstart send evalue bitscore), pairs the
-hits on (query id, target id), first hit of each pair, and prints:
+Reads two outputs, pairs the hits on (query id, target id), first hit of
+each pair, and prints the comparison below. warpsw's: tabular (BLAST's
+-outfmt 6 columns: qseqid sseqid pident length mismatch gapopen qstart qend
+sstart send evalue bitscore, optionally a 13th, the raw score) or
+`--format json` (numbers unrounded; with `--columns` it needs sseqid,
+score, bitscore, evalue). The peer's: the same tabular columns (blastp
+-outfmt 6, ssearch36 -m 8), or ssearch36's `-m 9` listing (its best-scores
+lines carry the raw score, the bits and the E-value as it prints them):
 
 * per query, whether the targets with E < 0.001 are the same set;
 * of the peer's hits with E < 10, how many warpsw reports with E < 10 and
   how many have E-values within a factor 2 (split at E = 0.001), with the
   median ratio warpsw / peer;
 * with --exact: of the pairs with the same raw score (when both files have
-  a 13th column, the raw score; else all pairs in both), how many E-values
-  and bit scores print the same (warpsw's blast6 prints them as BLAST
-  does: compared as text).
+  the raw score; else all pairs in both), how many E-values and bit scores
+  print the same (warpsw's blast6 prints them as BLAST does: compared as
+  text; from warpsw's JSON they are printed as the peer prints them:
+  ssearch36's %.2g and %.1f, or BLAST's rules).
 
 Run the searches with the same matrix and gap costs, e.g. BLOSUM62 10/1
 (warpsw's E-value cut a little above the peer's, so that a hit just above
@@ -36,14 +42,113 @@ a gap of k residues costs f + k·g, warpsw's convention.) For blastp:
         --format blast6 --columns std,score --evalue 10 --max-target-seqs 500 -o wf.b6
     scripts/stats_vs_peers.py --exact wf.b6 b.tsv
 
+With FASTA's table (`--stats fixed-fasta`), against `ssearch36 -z 3`:
+
+    warpsw search -q queries.fasta -d uni20k.fa --device cpu --stats fixed-fasta \\
+        --gap-open 11 --gap-extend 1 --format json \\
+        --columns qseqid,sseqid,slen,score,bitscore,evalue --evalue 20 \\
+        --max-target-seqs 500 -o wff.json
+    ssearch36 -q -T 2 -z 3 -s BL62 -f -11 -g -1 -m 9 -E 10 -b 500 -d 0 \\
+        queries.fasta uni20k.fa > s_z3.m9
+    scripts/stats_vs_peers.py --exact wff.json s_z3.m9
+
 --min-within F makes the exit status 1 when fewer than F % of the peer's
 E < 10 hits are within a factor 2.
 """
 
 import argparse
+import json
 import math
+import re
 import statistics
 import sys
+
+# One line of ssearch36's -m 9 best-scores list: the target's id, its
+# length in parentheses, then the raw score, the bits and E(N), a tab and
+# the alignment's columns.
+SSEARCH_HIT = re.compile(r"^(\S+) .*\(\s*\d+\)\s+(\d+)\s+(-?[\d.]+)\s+(\S+)\t")
+SSEARCH_QUERY = re.compile(r"^\s*\d+>>>(\S+)")
+
+
+def read_hits(path):
+    """(query, target) -> (E-value, bits, E as printed, bits as printed, raw
+    score or None), and the peer's kind: "json", "ssearch36" (-m 9) or
+    "tabular"."""
+    with open(path) as f:
+        text = f.read()
+    if text.lstrip().startswith("["):
+        return read_json(text), "json"
+    if "The best scores are:" in text:
+        return read_ssearch_listing(text), "ssearch36"
+    return read_tabular(path), "tabular"
+
+
+def read_json(text):
+    """warpsw's --format json: numbers unrounded, printed later as the peer
+    prints them."""
+    hits = {}
+    for query in json.loads(text):
+        for h in query["hits"]:
+            key = (query["query_id"], h["target_id"])
+            if key not in hits:
+                hits[key] = (h["evalue"], h["bits"], None, None, h.get("score"))
+    return hits
+
+
+def read_ssearch_listing(text):
+    """ssearch36 -m 9: the best-scores lines of each query."""
+    hits, query = {}, None
+    for line in text.splitlines():
+        q = SSEARCH_QUERY.match(line)
+        if q:
+            query = q.group(1)
+            continue
+        h = SSEARCH_HIT.match(line)
+        if h and query is not None:
+            key = (query, h.group(1))
+            if key not in hits:
+                e, bits = h.group(4), h.group(3)
+                hits[key] = (float(e), float(bits), e, bits, int(h.group(2)))
+    return hits
+
+
+def ssearch_evalue(e):
+    """An E-value as ssearch36 prints it: C's %.2g."""
+    return "%.2g" % e
+
+
+def blast_evalue(e):
+    """An E-value as BLAST's tabular output prints it (host::output::blast_evalue)."""
+    if e < 1e-180:
+        return "0.0"
+    if e < 0.0009:
+        return "%.2e" % e
+    if e < 0.1:
+        return "%.3f" % e
+    if e < 1.0:
+        return "%.2f" % e
+    if e < 10.0:
+        return "%.1f" % e
+    return "%.0f" % e
+
+
+def blast_bits(bits):
+    """A bit score as BLAST's tabular output prints it (host::output::blast_bits)."""
+    if bits > 9999.0:
+        return "%.3e" % bits
+    if bits > 99.9:
+        return "%d" % math.trunc(bits)
+    return "%.1f" % bits
+
+
+def printed(hits, kind):
+    """Fills in warpsw's JSON numbers as the peer of `kind` prints them."""
+    if kind == "ssearch36":
+        evalue, bits = ssearch_evalue, lambda b: "%.1f" % b
+    else:
+        evalue, bits = blast_evalue, blast_bits
+    return {k: (e, b, evalue(e), bits(b), s) if pe is None else (e, b, pe, pb, s)
+            for k, (e, b, pe, pb, s) in hits.items()}
 
 
 def read_tabular(path):
@@ -83,7 +188,8 @@ def main():
     ap.add_argument("--exact", action="store_true", help="also count E-values and bits printed the same")
     ap.add_argument("--min-within", type=float, default=None, metavar="PERCENT")
     args = ap.parse_args()
-    ours, peer = read_tabular(args.warpsw), read_tabular(args.peer)
+    (ours, _), (peer, kind) = read_hits(args.warpsw), read_hits(args.peer)
+    ours = printed(ours, kind)
 
     queries = sorted({q for q, _ in peer} | {q for q, _ in ours})
     same_sets = 0

@@ -227,10 +227,14 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 10.0, value_parser = parse_evalue, allow_negative_numbers = true)]
     pub evalue: f64,
     /// How E-values and bit scores are computed: fitted to this search's
-    /// own scores (Pearson 1998, as SSEARCH does), or fixed (Karlin-Altschul
+    /// own scores (Pearson 1998, as SSEARCH does), fixed (Karlin-Altschul
     /// with the published lambda and K of the matrix and gap costs,
     /// Altschul & Gish 1996, and the finite-size correction of Park et al.
-    /// 2012 as blastp applies it).
+    /// 2012 as blastp applies it), or fixed-fasta (Karlin-Altschul with
+    /// FASTA's table of Altschul-Gish lambda, K, H, each pair's lengths
+    /// shortened by ln(K m n)/H, E over the database's sequences, as
+    /// `ssearch36 -z 3`; BLOSUM50 and BLOSUM62 at the gap costs of FASTA's
+    /// table).
     #[arg(long, value_enum, default_value_t = Method::Fitted)]
     pub stats: Method,
     /// Columns of the tsv, blast6 or json output, by BLAST's names, comma

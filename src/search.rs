@@ -28,7 +28,7 @@ use host::kernel::KernelChoice;
 use host::merge::rank_by_evalue;
 use host::output::{Format, HitsWriter, QueryHits, ReportedHit};
 use host::scoring::Scoring;
-use host::stats::{DatabaseSize, Method, Statistics, fixed_parameters};
+use host::stats::{DatabaseSize, Method, Statistics, check_method};
 use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, PlacementArgs, SearchArgs, parse_kernel};
@@ -208,13 +208,7 @@ pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, Se
 pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
     // Everything the user chose is checked before any file is read.
     let (scoring, placement, options) = engine_setup(args)?;
-    if args.stats == Method::Fixed {
-        fixed_parameters(
-            scoring.matrix.name(),
-            scoring.gaps.open,
-            scoring.gaps.extend,
-        )?;
-    }
+    check_method(args.stats, &scoring)?;
     let columns = args.columns.clone().map(|c| c.0);
     if columns.is_some() && args.format == Format::Pairwise {
         bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");

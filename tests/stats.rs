@@ -1,6 +1,7 @@
 //! `warpsw search`'s statistics, ranking, filters and formats end to end,
 //! on the CPU: E-values and bit scores, `--evalue`, `--max-target-seqs`,
-//! `--stats`, `--format blast6|json|pairwise`, `--columns`, bad input.
+//! `--stats` (fitted, fixed, fixed-fasta), `--format blast6|json|pairwise`,
+//! `--columns`, bad input.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -253,6 +254,145 @@ fn fixed_statistics_use_the_published_parameters() {
     let space = stats["search_space"].as_f64().unwrap();
     let e = k * space * (-lambda * score).exp();
     assert!((hit["evalue"].as_f64().unwrap() - e).abs() <= 1e-9 * e);
+}
+
+/// `--stats fixed-fasta`: FASTA's table, each pair's lengths shortened by
+/// `ln(K·m·n)/H`, `E = N·P` over the database's sequences, as
+/// `ssearch36 -z 3` (the printed values are checked against ssearch36's in
+/// `host::stats`'s unit tests).
+#[test]
+fn fixed_fasta_statistics_use_fastas_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let out = search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "json",
+            "--stats",
+            "fixed-fasta",
+            "--evalue",
+            "1e6",
+            "--top",
+            "20",
+        ],
+    );
+    assert!(
+        stderr(&out).contains("E-values fixed-fasta over the whole database"),
+        "{}",
+        stderr(&out)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&ok_text(out)).unwrap();
+    let stats = &doc[0]["statistics"];
+    assert_eq!(stats["method"], "fixed-fasta");
+    let p = &stats["parameters"];
+    assert_eq!(
+        (p["lambda"].as_f64(), p["k"].as_f64(), p["h"].as_f64()),
+        (Some(0.275), Some(0.05), Some(0.25))
+    );
+    let summary = doc[0]["statistics_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("ssearch36 -z 3") && summary.contains("E = 600 x P"),
+        "{summary}"
+    );
+    let m = doc[0]["query_length"].as_f64().unwrap();
+    let hits = doc[0]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 20);
+    for hit in hits {
+        let score = hit["score"].as_f64().unwrap();
+        let n = hit["target_length"].as_f64().unwrap();
+        let edge = (0.05 * m * n).ln() / 0.25;
+        let x = 0.05 * (m - edge).max(1.0) * (n - edge).max(1.0) * (-0.275 * score).exp();
+        let p_value = if x > 0.01 { 1.0 - (-x).exp() } else { x };
+        let e = hit["evalue"].as_f64().unwrap();
+        // The table's numbers are held in single precision: within 1e-5.
+        assert!((e / (600.0 * p_value) - 1.0).abs() < 1e-5, "{hit}");
+        let bits = (m * n / x).log2();
+        assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-4, "{hit}");
+    }
+    // The planted homologs first and significant, the rest not.
+    let id = |i: usize| hits[i]["target_id"].as_str().unwrap();
+    assert_eq!(
+        [id(0), id(1), id(2)],
+        ["planted90", "planted60", "planted40"]
+    );
+    assert!(hits[2]["evalue"].as_f64().unwrap() < 1e-10);
+    assert!(hits[3]["evalue"].as_f64().unwrap() > 1e-3);
+
+    // Another row of the table; the pairwise output says which.
+    let pairwise = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--format",
+            "pairwise",
+            "--stats",
+            "fixed-fasta",
+            "--gap-open",
+            "10",
+            "--gap-extend",
+            "1",
+            "--top",
+            "1",
+        ],
+    ));
+    assert!(pairwise.contains("fixed-fasta") && pairwise.contains("lambda 0.255 K 0.035 H 0.19"));
+    // No fit, so a database of two sequences has E-values too.
+    let tiny = write(dir.path(), "tiny.fa", ">a\nMKVLAAGIVG\n>b\nWWWPPPKKL\n");
+    let text = ok_text(search(
+        &q,
+        &tiny,
+        &["--stats", "fixed-fasta", "--evalue", "1e6"],
+    ));
+    assert_eq!(text.lines().count(), 3, "{text}");
+}
+
+#[test]
+fn fixed_fasta_refuses_what_fastas_table_lacks_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    // Above FASTA's table (ssearch36 -z 3 would use the ungapped λ, K).
+    let err = refused(
+        &q,
+        &d,
+        &[
+            "--stats",
+            "fixed-fasta",
+            "--gap-open",
+            "12",
+            "--gap-extend",
+            "1",
+        ],
+    );
+    assert!(
+        err.contains("fixed-fasta")
+            && err.contains("gap open 12 / extend 1")
+            && err.contains("11/1, 10/1"),
+        "{err}"
+    );
+    // BLOSUM50 11/1: ssearch36 -z 3 would use BLOSUM62's parameters.
+    let err = refused(&q, &d, &["--stats", "fixed-fasta", "--matrix", "blosum50"]);
+    assert!(
+        err.contains("blosum50 with gap open 11 / extend 1") && err.contains("10/2"),
+        "{err}"
+    );
+    // FASTA's PAM250 is not NCBI's.
+    let err = refused(
+        &q,
+        &d,
+        &[
+            "--stats",
+            "fixed-fasta",
+            "--matrix",
+            "pam250",
+            "--gap-open",
+            "10",
+            "--gap-extend",
+            "2",
+        ],
+    );
+    assert!(err.contains("unlike NCBI's"), "{err}");
 }
 
 /// Runs a search expected to fail with exit 2 and write nothing; returns

@@ -61,12 +61,28 @@
 //!   `D/n`, the database's residues over the target's. The edge-corrected
 //!   search space is still stated. A matrix and gap costs without
 //!   published parameters are an error.
+//! * [`Method::FixedFasta`]: Karlin–Altschul statistics with the gapped λ,
+//!   K and H of FASTA's own table (Altschul & Gish 1996's method; FASTA's
+//!   values differ from BLAST's: BLOSUM62 11/1 has λ 0.275, K 0.050 there
+//!   against BLAST's 0.267, 0.041), computed per pair as SSEARCH does with
+//!   `-z 3` (Pearson, W. R. (1998). J. Mol. Biol. 276:71–84, for `E(N)`):
+//!   the query's and the target's lengths are each shortened by the
+//!   expected length of an alignment, `ℓ = ln(K·m·n)/H` (Altschul & Gish
+//!   1996), to at least 1; the pair's expected count of alignments scoring
+//!   S or more is `x = K·m'·n'·e^(−λS)`; its P-value is `1 − e^(−x)`, or `x`
+//!   itself where `x ≤ 0.01`; and the E-value over a database of `N`
+//!   sequences is `N·P` ([`AltschulGish`], [`fasta_parameters`]). Only the
+//!   table's own gap costs are accepted (SSEARCH silently takes another
+//!   row, the ungapped parameters or BLOSUM62's for the others), and only
+//!   for BLOSUM50 and BLOSUM62: FASTA's BLOSUM80 and PAM250 are not NCBI's.
 //!
 //! # Bit scores
 //! The bit score `S'` of a hit is the one for which `m·n·2^(−S')` is the
 //! hit's P-value in the Karlin–Altschul tail `P ≈ K·m·n·e^(−λS)`: with the
-//! fixed parameters this is BLAST's `(λS − ln K)/ln 2`; with the fitted
-//! statistics it is `log2(m·n/P)` with the fitted P.
+//! fixed parameters this is BLAST's `(λS − ln K)/ln 2`; with FASTA's it is
+//! `log2(m·n/x)` with the pair's edge-corrected `x` above (SSEARCH's bit
+//! score); with the fitted statistics it is `log2(m·n/P)` with the fitted
+//! P.
 //!
 //! # Databases in parts
 //! The fit uses every database score of the query. Every engine returns the
@@ -102,6 +118,9 @@ pub enum Method {
     /// tables), the finite-size correction of Park et al. (2012) where the
     /// tables have it, else BLAST's edge correction.
     Fixed,
+    /// Karlin–Altschul with FASTA's table of Altschul–Gish λ, K, H and each
+    /// pair's lengths shortened by `ln(K·m·n)/H`, as `ssearch36 -z 3`.
+    FixedFasta,
 }
 
 impl std::fmt::Display for Method {
@@ -109,6 +128,7 @@ impl std::fmt::Display for Method {
         f.write_str(match self {
             Method::Fitted => "fitted",
             Method::Fixed => "fixed",
+            Method::FixedFasta => "fixed-fasta",
         })
     }
 }
@@ -440,6 +460,207 @@ pub fn fixed_parameters(matrix: &str, open: i32, extend: i32) -> Result<KarlinAl
         "--stats fixed: {matrix} with gap open {open} / extend {extend} has no published \
          Karlin-Altschul parameters; gap costs (open/extend) with parameters: {}; or use the \
          fitted statistics (the default)",
+        known.join(", ")
+    )))
+}
+
+/// Gapped Altschul–Gish parameters of one matrix and gap costs as FASTA
+/// tabulates them ([`Method::FixedFasta`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AltschulGish {
+    /// λ, per score unit.
+    pub lambda: f64,
+    /// K.
+    pub k: f64,
+    /// Relative entropy H, nats per aligned pair: sets the expected length
+    /// of an alignment, `ln(K·m·n)/H`, that the lengths are shortened by.
+    pub h: f64,
+}
+
+/// The Gumbel z-score `(λS − ln(K·m'·n') − γ)/(π/√6)` above which SSEARCH
+/// reports an E-value of 0 (its guard against underflow; `x` below about
+/// 1.9·10⁻²²³).
+const FASTA_ZERO_Z: f64 = 400.0;
+
+/// Where the P-value switches from `x` to `1 − e^(−x)`: SSEARCH takes `x`
+/// itself up to 0.01, where the two differ by up to 0.5 %, which shows in
+/// the two digits it prints.
+const FASTA_POISSON_FROM: f64 = 0.01;
+
+/// `x` as a single-precision number, widened back: SSEARCH holds its table
+/// in single precision, and the last bits of λ decide an E-value that
+/// falls on a printing boundary (E = 99.500015 from the decimal 0.275
+/// prints as 1e+02, SSEARCH's 99.49999 as 99).
+fn as_single_precision(x: f64) -> f64 {
+    f64::from(x as f32)
+}
+
+impl AltschulGish {
+    /// The query's and the target's lengths shortened by the expected
+    /// length of an alignment, `ℓ = ln(K·m·n)/H` (Altschul & Gish 1996),
+    /// each kept at least 1.
+    pub fn effective_lengths(&self, m: usize, n: usize) -> (f64, f64) {
+        let (k, h) = (as_single_precision(self.k), as_single_precision(self.h));
+        let (m, n) = (m.max(1) as f64, n.max(1) as f64);
+        let edge = (k * m * n).ln() / h;
+        ((m - edge).max(1.0), (n - edge).max(1.0))
+    }
+
+    /// `ln x`, `x = K·m'·n'·e^(−λS)`: the expected number of alignments
+    /// scoring `score` or more between a query of `m` residues and a target
+    /// of `n`, over the [`AltschulGish::effective_lengths`].
+    pub fn ln_pair_expectation(&self, score: i32, m: usize, n: usize) -> f64 {
+        let (m, n) = self.effective_lengths(m, n);
+        let (lambda, k) = (
+            as_single_precision(self.lambda),
+            as_single_precision(self.k),
+        );
+        (k * m * n).ln() - lambda * f64::from(score)
+    }
+}
+
+/// One row of FASTA's table: matrix, gap open, gap extend, λ, K, H.
+type FastaRow = (&'static str, i32, i32, f64, f64, f64);
+
+/// The Altschul–Gish parameters SSEARCH uses with `-z 3` (FASTA 36.3.8i)
+/// for the gap costs its table lists, in warpsw's gap convention (a gap of
+/// k residues costs open + k·extend; `ssearch36 -f -OPEN -g -EXTEND`
+/// charges the same). Recorded from what `ssearch36` prints (the header's
+/// "Altschul/Gish params", the `-R` file's λ and K to 6 digits) for open
+/// 0–30 and extend 1–16 (benches/stats/ssearch36_z3_parameters.txt). Gap
+/// costs are a row here when their parameters are their own: one less to
+/// open (open − 1), or one less to extend at the same cost of a
+/// one-residue gap (open + 1, extend − 1), prints others. SSEARCH's
+/// substitutes for the gap costs its table lacks (the next row, the
+/// ungapped parameters above the table's largest gap cost, BLOSUM62's
+/// where BLOSUM50 has no row) are left out, and [`fasta_parameters`]
+/// refuses them (the test `fasta_parameters_are_what_ssearch36_prints`).
+/// Only BLOSUM50 and BLOSUM62: SSEARCH's BL80 and PAM250 score some pairs
+/// unlike NCBI's BLOSUM80 and PAM250 (benches/RESULTS.md).
+#[rustfmt::skip]
+const FASTA_TABLE: &[FastaRow] = &[
+    ("blosum50", 15, 1, 0.18, 0.024, 0.15),
+    ("blosum50", 14, 1, 0.166, 0.018, 0.11),
+    ("blosum50", 13, 1, 0.14, 0.009, 0.07),
+    ("blosum50", 12, 1, 0.114, 0.006, 0.04),
+    ("blosum50", 14, 2, 0.207, 0.05, 0.24),
+    ("blosum50", 13, 2, 0.202, 0.05, 0.22),
+    ("blosum50", 12, 2, 0.188, 0.034, 0.17),
+    ("blosum50", 11, 2, 0.174, 0.025, 0.13),
+    ("blosum50", 10, 2, 0.158, 0.019, 0.1),
+    ("blosum50", 9, 2, 0.13, 0.009, 0.06),
+    ("blosum50", 8, 2, 0.099, 0.007, 0.03),
+    ("blosum50", 13, 3, 0.213, 0.06, 0.27),
+    ("blosum50", 12, 3, 0.21, 0.06, 0.25),
+    ("blosum50", 11, 3, 0.201, 0.05, 0.22),
+    ("blosum50", 10, 3, 0.188, 0.034, 0.18),
+    ("blosum50", 9, 3, 0.178, 0.028, 0.15),
+    ("blosum50", 8, 3, 0.167, 0.028, 0.11),
+    ("blosum50", 7, 3, 0.139, 0.013, 0.07),
+    ("blosum50", 6, 3, 0.107, 0.008, 0.04),
+    ("blosum50", 12, 4, 0.222, 0.08, 0.31),
+    ("blosum50", 11, 4, 0.216, 0.07, 0.28),
+    ("blosum50", 10, 4, 0.205, 0.05, 0.24),
+    ("blosum50", 9, 4, 0.202, 0.05, 0.22),
+    ("blosum50", 8, 4, 0.192, 0.04, 0.18),
+    ("blosum50", 7, 4, 0.177, 0.031, 0.15),
+    ("blosum50", 6, 4, 0.156, 0.02, 0.1),
+    ("blosum50", 5, 4, 0.134, 0.014, 0.07),
+    ("blosum50", 4, 4, 0.101, 0.009, 0.03),
+    ("blosum50", 9, 5, 0.214, 0.07, 0.27),
+    ("blosum50", 8, 5, 0.205, 0.05, 0.24),
+    ("blosum50", 7, 5, 0.197, 0.05, 0.21),
+    ("blosum50", 6, 5, 0.184, 0.04, 0.17),
+    ("blosum50", 5, 5, 0.168, 0.026, 0.13),
+    ("blosum50", 4, 5, 0.152, 0.021, 0.1),
+    ("blosum50", 3, 5, 0.117, 0.011, 0.05),
+    ("blosum50", 9, 6, 0.219, 0.08, 0.29),
+    ("blosum50", 5, 6, 0.19, 0.04, 0.19),
+    ("blosum50", 4, 6, 0.178, 0.035, 0.16),
+    ("blosum50", 2, 6, 0.127, 0.013, 0.06),
+    ("blosum50", 1, 6, 0.094, 0.01, 0.03),
+    ("blosum50", 5, 7, 0.205, 0.06, 0.24),
+    ("blosum50", 2, 7, 0.164, 0.029, 0.13),
+    ("blosum50", 1, 7, 0.134, 0.015, 0.07),
+    ("blosum50", 0, 7, 0.1, 0.01, 0.04),
+    ("blosum50", 7, 8, 0.222, 0.09, 0.31),
+    ("blosum50", 6, 8, 0.218, 0.08, 0.29),
+    ("blosum50", 5, 8, 0.211, 0.06, 0.27),
+    ("blosum50", 3, 8, 0.197, 0.05, 0.21),
+    ("blosum50", 2, 8, 0.183, 0.04, 0.17),
+    ("blosum50", 0, 8, 0.139, 0.017, 0.08),
+    ("blosum62", 11, 1, 0.275, 0.05, 0.25),
+    ("blosum62", 10, 1, 0.255, 0.035, 0.19),
+    ("blosum62", 9, 1, 0.216, 0.014, 0.12),
+    ("blosum62", 8, 1, 0.176, 0.008, 0.06),
+    ("blosum62", 10, 2, 0.3, 0.09, 0.34),
+    ("blosum62", 9, 2, 0.286, 0.07, 0.29),
+    ("blosum62", 8, 2, 0.266, 0.04, 0.24),
+    ("blosum62", 7, 2, 0.244, 0.03, 0.18),
+    ("blosum62", 6, 2, 0.215, 0.021, 0.12),
+    ("blosum62", 5, 2, 0.164, 0.009, 0.06),
+    ("blosum62", 9, 3, 0.305, 0.1, 0.38),
+    ("blosum62", 8, 3, 0.301, 0.09, 0.36),
+    ("blosum62", 7, 3, 0.281, 0.06, 0.29),
+    ("blosum62", 5, 3, 0.243, 0.035, 0.18),
+    ("blosum62", 4, 3, 0.208, 0.021, 0.11),
+    ("blosum62", 3, 3, 0.153, 0.01, 0.05),
+    ("blosum62", 6, 4, 0.293, 0.08, 0.33),
+    ("blosum62", 5, 4, 0.273, 0.06, 0.25),
+    ("blosum62", 4, 4, 0.262, 0.05, 0.23),
+    ("blosum62", 3, 4, 0.23, 0.03, 0.15),
+    ("blosum62", 2, 4, 0.179, 0.014, 0.08),
+    ("blosum62", 4, 5, 0.286, 0.08, 0.29),
+    ("blosum62", 1, 5, 0.2, 0.021, 0.1),
+    ("blosum62", 0, 5, 0.131, 0.009, 0.04),
+    ("blosum62", 1, 6, 0.247, 0.05, 0.18),
+    ("blosum62", 1, 7, 0.27, 0.06, 0.25),
+];
+
+/// Matrices FASTA's table has under a built-in name whose scores are not
+/// warpsw's (NCBI's): SSEARCH's BL80 is another scale (a pair scoring 116
+/// here scores 52 there) and its PAM250 differs in some scores.
+const FASTA_OTHER_MATRICES: &[&str] = &["blosum80", "pam250"];
+
+/// FASTA's Altschul–Gish parameters of `matrix` (a built-in name, any
+/// case) with gap costs `open` + k·`extend` ([`Method::FixedFasta`]).
+///
+/// ```
+/// let p = host::stats::fasta_parameters("BLOSUM62", 11, 1).unwrap();
+/// assert_eq!((p.lambda, p.k, p.h), (0.275, 0.05, 0.25));
+/// // SSEARCH would take the ungapped parameters here: refused.
+/// assert!(host::stats::fasta_parameters("blosum62", 12, 1).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the gap costs that have parameters for
+/// this matrix, or saying why the matrix has none.
+pub fn fasta_parameters(matrix: &str, open: i32, extend: i32) -> Result<AltschulGish> {
+    let name = matrix.to_ascii_lowercase();
+    let rows: Vec<&FastaRow> = FASTA_TABLE.iter().filter(|r| r.0 == name).collect();
+    if let Some(&&(_, _, _, lambda, k, h)) = rows.iter().find(|r| r.1 == open && r.2 == extend) {
+        return Ok(AltschulGish { lambda, k, h });
+    }
+    let instead = "or use --stats fixed (BLAST's table) or the fitted statistics (the default)";
+    if FASTA_OTHER_MATRICES.contains(&name.as_str()) {
+        let upper = name.to_ascii_uppercase();
+        return Err(Error::InvalidArgument(format!(
+            "--stats fixed-fasta: FASTA's Altschul-Gish table is for its own {upper}, which \
+             scores some pairs unlike NCBI's {upper} that warpsw uses; of warpsw's matrices it \
+             fits BLOSUM50 and BLOSUM62; {instead}"
+        )));
+    }
+    if rows.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "--stats fixed-fasta: matrix {matrix} has no parameters in FASTA's Altschul-Gish \
+             table (among warpsw's matrices it has BLOSUM50 and BLOSUM62); {instead}"
+        )));
+    }
+    let known: Vec<String> = rows.iter().map(|r| format!("{}/{}", r.1, r.2)).collect();
+    Err(Error::InvalidArgument(format!(
+        "--stats fixed-fasta: {matrix} with gap open {open} / extend {extend} has no row in \
+         FASTA's Altschul-Gish table (ssearch36 -z 3 would take another row's or the ungapped \
+         parameters); gap costs (open/extend) with parameters: {}; {instead}",
         known.join(", ")
     )))
 }
@@ -958,6 +1179,12 @@ pub enum Model {
         /// `(m − ℓ)·(n − Nℓ)`.
         search_space: f64,
     },
+    /// FASTA's table, each pair's lengths shortened by `ln(K·m·n)/H`.
+    #[serde(rename = "fixed-fasta")]
+    FixedFasta {
+        /// λ, K, H.
+        parameters: AltschulGish,
+    },
 }
 
 /// One query's statistics: turns a score against a sequence into an E-value
@@ -999,11 +1226,30 @@ impl QueryStatistics {
                 }
                 None => (p.k * search_space).ln() - p.lambda * f64::from(score),
             },
+            Model::FixedFasta { parameters: p } => {
+                let ln_x = p.ln_pair_expectation(score, self.query_length, length);
+                let ln_p = if ln_x > FASTA_POISSON_FROM.ln() {
+                    // 1 − e^(−x), the chance of at least one such alignment.
+                    (-(-ln_x.exp()).exp_m1()).ln()
+                } else {
+                    ln_x
+                };
+                (self.database.sequences.max(1) as f64).ln() + ln_p
+            }
         }
     }
 
-    /// The E-value of `score` against a sequence of `length` residues.
+    /// The E-value of `score` against a sequence of `length` residues. With
+    /// [`Method::FixedFasta`] it is 0 where SSEARCH prints 0 (a Gumbel
+    /// z-score above [`FASTA_ZERO_Z`]); [`QueryStatistics::ln_evalue`] keeps
+    /// the finite value, so that such hits still rank by significance.
     pub fn evalue(&self, score: i32, length: usize) -> f64 {
+        if let Model::FixedFasta { parameters: p } = &self.model {
+            let ln_x = p.ln_pair_expectation(score, self.query_length, length);
+            if -ln_x - EULER_GAMMA > FASTA_ZERO_Z * PI_OVER_SQRT6 {
+                return 0.0;
+            }
+        }
         self.ln_evalue(score, length).exp()
     }
 
@@ -1016,6 +1262,11 @@ impl QueryStatistics {
             }
             Model::Fixed { parameters: p, .. } => {
                 (p.lambda * f64::from(score) - p.k.ln()) / std::f64::consts::LN_2
+            }
+            Model::FixedFasta { parameters: p } => {
+                let mn = self.query_length.max(1) as f64 * length.max(1) as f64;
+                (mn.ln() - p.ln_pair_expectation(score, self.query_length, length))
+                    / std::f64::consts::LN_2
             }
         }
     }
@@ -1064,6 +1315,12 @@ impl QueryStatistics {
                     None => String::new(),
                 }
             ),
+            Model::FixedFasta { parameters: p } => format!(
+                "fixed-fasta (Karlin-Altschul; Altschul & Gish 1996 parameters from FASTA's table, \
+                 as ssearch36 -z 3): lambda {} K {} H {}; each pair's lengths shortened by \
+                 ln(K m n)/H; E = {} x P",
+                p.lambda, p.k, p.h, db.sequences
+            ),
         };
         let note = self
             .note
@@ -1077,12 +1334,46 @@ impl QueryStatistics {
     }
 }
 
+/// The parameters a table (`lookup`: [`fixed_parameters`] or
+/// [`fasta_parameters`]) has for `scoring`: a matrix file that happens to
+/// carry a built-in name is not that matrix unless its scores are the same.
+///
+/// # Errors
+/// The table's error: the gap costs it has, or why the matrix has none.
+fn published_parameters<P>(
+    scoring: &Scoring,
+    lookup: fn(&str, i32, i32) -> Result<P>,
+) -> Result<P> {
+    let name = scoring.matrix.name();
+    let builtin = crate::matrix::ScoreMatrix::by_name(name)
+        .is_ok_and(|b| b.scores() == scoring.matrix.scores());
+    match builtin {
+        true => lookup(name, scoring.gaps.open, scoring.gaps.extend),
+        false => lookup(&format!("from file {name}"), 0, 0),
+    }
+}
+
+/// Checks, before anything is read, that `method` has parameters for
+/// `scoring` where it needs them ([`Method::Fixed`], [`Method::FixedFasta`]).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the gap costs the method's table has
+/// for the matrix, or why the matrix has none.
+pub fn check_method(method: Method, scoring: &Scoring) -> Result<()> {
+    match method {
+        Method::Fitted => Ok(()),
+        Method::Fixed => published_parameters(scoring, fixed_parameters).map(|_| ()),
+        Method::FixedFasta => published_parameters(scoring, fasta_parameters).map(|_| ()),
+    }
+}
+
 /// The statistics of a search: the method, the scoring's published
 /// parameters (if any) and the database.
 #[derive(Clone, Debug)]
 pub struct Statistics {
     method: Method,
     fixed: Option<KarlinAltschul>,
+    fasta: Option<AltschulGish>,
     ungapped: Option<Ungapped>,
     fixed_error: Option<String>,
     database: DatabaseSize,
@@ -1093,19 +1384,16 @@ impl Statistics {
     /// before any search runs.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`]: [`Method::Fixed`] for a scoring without
-    /// published parameters; [`Method::Fitted`] over a database too small to
-    /// fit (fewer than [`MIN_FIT_SEQUENCES`] sequences) whose scoring has no
-    /// published parameters to fall back on.
+    /// [`Error::InvalidArgument`]: [`Method::Fixed`] or
+    /// [`Method::FixedFasta`] for a scoring without parameters in its table;
+    /// [`Method::Fitted`] over a database too small to fit (fewer than
+    /// [`MIN_FIT_SEQUENCES`] sequences) whose scoring has no published
+    /// parameters to fall back on.
     pub fn new(method: Method, scoring: &Scoring, database: DatabaseSize) -> Result<Statistics> {
-        // A matrix file that happens to carry a built-in name is not that
-        // matrix unless its scores are the same.
-        let name = scoring.matrix.name();
-        let builtin = crate::matrix::ScoreMatrix::by_name(name)
-            .is_ok_and(|b| b.scores() == scoring.matrix.scores());
-        let fixed = match builtin {
-            true => fixed_parameters(name, scoring.gaps.open, scoring.gaps.extend),
-            false => fixed_parameters(&format!("from file {name}"), 0, 0),
+        let fixed = published_parameters(scoring, fixed_parameters);
+        let fasta = match method {
+            Method::FixedFasta => Some(published_parameters(scoring, fasta_parameters)?),
+            _ => None,
         };
         let (fixed, fixed_error) = match fixed {
             Ok(p) => (Some(p), None),
@@ -1131,6 +1419,7 @@ impl Statistics {
         Ok(Statistics {
             method,
             fixed,
+            fasta,
             ungapped: ungapped_parameters(&scoring.matrix),
             fixed_error,
             database,
@@ -1185,6 +1474,15 @@ impl Statistics {
                     self.fixed_error.clone().unwrap_or_default(),
                 ));
             }
+            (Method::FixedFasta, _) => match self.fasta {
+                Some(p) => (Model::FixedFasta { parameters: p }, None),
+                // `new` refuses the method without parameters.
+                None => {
+                    return Err(Error::InvalidArgument(
+                        "--stats fixed-fasta: no parameters for this scoring".into(),
+                    ));
+                }
+            },
             (Method::Fitted, fixed) => {
                 match (fit(scores, lengths, self.cap(query_length)), fixed) {
                     (Some(f), _) => (Model::Fitted(f), None),
@@ -1637,6 +1935,267 @@ mod tests {
                 .count();
             assert_eq!(significant, theirs_significant, "{query}");
         }
+    }
+
+    /// `x` as C's `printf("%.2g")` prints it, as SSEARCH prints E-values:
+    /// two significant digits, the exponent form below 1e-4 and from 100,
+    /// trailing zeros dropped.
+    fn c_two_digits(x: f64) -> String {
+        if x == 0.0 {
+            return "0".into();
+        }
+        let exponential = format!("{x:.1e}");
+        let (mantissa, exponent) = exponential.split_once('e').unwrap();
+        let exponent: i32 = exponent.parse().unwrap();
+        let trim = |s: &str| s.trim_end_matches('0').trim_end_matches('.').to_string();
+        if !(-4..2).contains(&exponent) {
+            let sign = if exponent < 0 { '-' } else { '+' };
+            format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+        } else {
+            let decimals = (1 - exponent) as usize;
+            let fixed = format!("{x:.decimals$}");
+            if fixed.contains('.') {
+                trim(&fixed)
+            } else {
+                fixed
+            }
+        }
+    }
+
+    #[test]
+    fn c_two_digits_prints_as_printf() {
+        for (x, printed) in [
+            (0.45, "0.45"),
+            (2.1, "2.1"),
+            (9.2e-43, "9.2e-43"),
+            (0.000_15, "0.00015"),
+            (8.5e-6, "8.5e-06"),
+            (1.96e-264, "2e-264"),
+            (10.0, "10"),
+            (99.4999, "99"),
+            (99.5001, "1e+02"),
+            (123.0, "1.2e+02"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(c_two_digits(x), printed, "{x}");
+        }
+    }
+
+    /// The parameters `ssearch36 -z 3` (FASTA 36.3.8i) prints for BLOSUM50
+    /// and BLOSUM62 at open 0–30, extend 1–16 (benches/stats/): the header's
+    /// λ, K, H and the `-R` file's λ, K (6 digits) and `ln(K·144)/H`.
+    /// Every row of the table is printed as it has it, and is FASTA's own
+    /// row (the next cheaper gap costs print other values); every other
+    /// gap cost prints no parameters, another row's, BLOSUM62's (for
+    /// BLOSUM50) or the ungapped ones (the largest gap costs'), which
+    /// warpsw refuses.
+    #[test]
+    fn fasta_parameters_are_what_ssearch36_prints() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../benches/stats/ssearch36_z3_parameters.txt"
+        );
+        let mut printed = std::collections::HashMap::new();
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            if line.starts_with('#') {
+                continue;
+            }
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (open, extend): (i32, i32) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+            let numbers = |range: std::ops::Range<usize>| -> Option<Vec<f64>> {
+                f[range].iter().map(|x| x.parse().ok()).collect()
+            };
+            let header = numbers(3..6).unwrap();
+            let precise = numbers(6..9);
+            printed.insert((f[0].to_string(), open, extend), (header, precise));
+        }
+        let at = |matrix: &str, open: i32, extend: i32| printed.get(&(matrix.into(), open, extend));
+        let triple =
+            |v: &Option<Vec<f64>>, header: &[f64]| v.as_ref().map(|p| (p[0], p[1], header[2]));
+        for &(matrix, open, extend, lambda, k, h) in FASTA_TABLE {
+            let (header, precise) = at(matrix, open, extend).unwrap();
+            let precise = precise.as_ref().unwrap();
+            assert_eq!(
+                (precise[0], precise[1], header[2]),
+                (lambda, k, h),
+                "{matrix} {open}/{extend}"
+            );
+            // H to more digits than the header prints: ln(K·144)/H.
+            let a_n0f = (k * 144.0).ln() / h;
+            assert!(
+                (a_n0f - precise[2]).abs() < 1e-5 * a_n0f.abs().max(1.0),
+                "{matrix} {open}/{extend}"
+            );
+            // FASTA's own row: the gap costs one cheaper print other values.
+            let mine = Some((lambda, k, h));
+            for (o, e) in [(open - 1, extend), (open + 1, extend - 1)] {
+                if let Some((header, precise)) = at(matrix, o, e) {
+                    assert_ne!(
+                        triple(precise, header),
+                        mine,
+                        "{matrix} {open}/{extend} vs {o}/{e}"
+                    );
+                }
+            }
+        }
+        let rows_of = |matrix: &str| -> Vec<(f64, f64, f64)> {
+            FASTA_TABLE
+                .iter()
+                .filter(|r| r.0 == matrix)
+                .map(|r| (r.3, r.4, r.5))
+                .collect()
+        };
+        let mut substitutes = 0;
+        for ((matrix, open, extend), (header, precise)) in &printed {
+            let Some(values) = triple(precise, header) else {
+                continue; // no parameters at all
+            };
+            match fasta_parameters(matrix, *open, *extend) {
+                Ok(p) => assert_eq!((p.lambda, p.k, p.h), values),
+                Err(_) => {
+                    let (ungapped_header, ungapped) = at(matrix, 30, 16).unwrap();
+                    assert!(
+                        rows_of(matrix).contains(&values)
+                            || rows_of("blosum62").contains(&values)
+                            || triple(ungapped, ungapped_header) == Some(values),
+                        "{matrix} {open}/{extend}: {values:?} is in no row"
+                    );
+                    substitutes += 1;
+                }
+            }
+        }
+        assert_eq!(printed.len(), 2 * 31 * 16);
+        assert!(substitutes > 800, "{substitutes}");
+    }
+
+    /// `ssearch36 -z 3`'s E-values and bit scores as it prints them
+    /// (benches/stats/): the 20 standard queries against UniProt 20k with
+    /// BLOSUM62 11/1 and 10/1 and BLOSUM50 10/2 (E < 10, E = 0 where it
+    /// prints 0), and against its first 300 sequences (E up to 1000: each
+    /// pair's P-value `1 − e^(−x)`; targets held at length 1). Every one
+    /// prints the same here.
+    #[test]
+    fn fixed_fasta_evalues_and_bits_print_as_ssearch36s() {
+        use std::io::Read;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../benches/stats/ssearch36_z3_evalues.txt.gz"
+        );
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        let mut searches = std::collections::HashMap::new();
+        let (mut checked, mut zero, mut poisson) = (0, 0, 0);
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let n: Vec<u64> = f[1..7].iter().map(|x| x.parse().unwrap()).collect();
+            let (open, extend, sequences) = (n[0] as i32, n[1] as i32, n[2]);
+            let (m, length, score) = (n[3] as usize, n[4] as usize, n[5] as i32);
+            let stats = searches
+                .entry((f[0].to_string(), open, extend, sequences))
+                .or_insert_with(|| {
+                    let scoring = Scoring {
+                        matrix: crate::matrix::ScoreMatrix::by_name(f[0]).unwrap(),
+                        gaps: crate::scoring::GapPenalty::new(open, extend).unwrap(),
+                    };
+                    // ssearch36's E-values do not depend on the residues.
+                    let db = DatabaseSize {
+                        sequences,
+                        residues: sequences * 400,
+                    };
+                    Statistics::new(Method::FixedFasta, &scoring, db).unwrap()
+                });
+            let q = stats.for_query(m, &[], &[]).unwrap();
+            let e = q.evalue(score, length);
+            assert_eq!(c_two_digits(e), f[8], "{line}: {e}");
+            assert_eq!(format!("{:.1}", q.bits(score, length)), f[7], "{line}");
+            zero += usize::from(e == 0.0);
+            poisson += usize::from(e / sequences as f64 > FASTA_POISSON_FROM);
+            checked += 1;
+        }
+        assert_eq!(checked, 20_872);
+        assert!(zero > 30 && poisson > 10_000, "{zero} {poisson}");
+    }
+
+    #[test]
+    fn fixed_fasta_refuses_what_ssearch36_would_substitute() {
+        let error = |matrix: &str, open, extend| {
+            fasta_parameters(matrix, open, extend)
+                .unwrap_err()
+                .to_string()
+        };
+        // Above the table: ssearch36 takes the ungapped parameters.
+        let e = error("blosum62", 12, 1);
+        assert!(
+            e.contains("gap open 12 / extend 1") && e.contains("11/1, 10/1"),
+            "{e}"
+        );
+        // Between rows: ssearch36 takes the next row.
+        assert!(error("blosum62", 6, 3).contains("5/3"));
+        // BLOSUM50 below its table: ssearch36 takes BLOSUM62's 11/1.
+        assert!(error("blosum50", 11, 1).contains("15/1"));
+        for other in ["blosum80", "pam250"] {
+            assert!(error(other, 10, 1).contains("unlike NCBI's"), "{other}");
+        }
+        assert!(error("blosum45", 13, 3).contains("BLOSUM50 and BLOSUM62"));
+        // A matrix file with a built-in name but other scores has none.
+        let mut scores = *crate::matrix::ScoreMatrix::by_name("blosum62")
+            .unwrap()
+            .scores();
+        scores[0][0] += 1;
+        let scoring = Scoring {
+            matrix: crate::matrix::ScoreMatrix::from_scores("blosum62", scores),
+            gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
+        };
+        let db = DatabaseSize {
+            sequences: 1000,
+            residues: 400_000,
+        };
+        let e = Statistics::new(Method::FixedFasta, &scoring, db)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("from file blosum62"), "{e}");
+        assert!(check_method(Method::FixedFasta, &scoring).is_err());
+        assert!(check_method(Method::Fitted, &scoring).is_ok());
+    }
+
+    #[test]
+    fn fixed_fasta_shortens_the_lengths_and_counts_sequences() {
+        let p = fasta_parameters("blosum62", 11, 1).unwrap();
+        // ssearch36's first hit for P02232 (144 residues) in UniProt 20k:
+        // score 64 against 202 residues, bits 30.3, E(20000) 0.45.
+        let edge = (0.05f64 * 144.0 * 202.0).ln() / 0.25;
+        let (m, n) = p.effective_lengths(144, 202);
+        assert!((m - (144.0 - edge)).abs() < 1e-5 && (n - (202.0 - edge)).abs() < 1e-5);
+        let q = QueryStatistics {
+            model: Model::FixedFasta { parameters: p },
+            query_length: 144,
+            database: DatabaseSize {
+                sequences: 20_000,
+                residues: 9_055_569,
+            },
+            note: None,
+        };
+        let x = 0.05 * m * n * (-0.275f64 * 64.0).exp();
+        assert!((q.evalue(64, 202) / (20_000.0 * x) - 1.0).abs() < 1e-6);
+        assert_eq!(
+            format!("{:.2} {:.1}", q.evalue(64, 202), q.bits(64, 202)),
+            "0.45 30.3"
+        );
+        // The E-value counts sequences: residues do not matter.
+        let more = QueryStatistics {
+            database: DatabaseSize {
+                sequences: 20_000,
+                residues: 1,
+            },
+            ..q.clone()
+        };
+        assert_eq!(more.evalue(64, 202), q.evalue(64, 202));
+        // Where SSEARCH prints 0 the rank still follows the score.
+        assert_eq!(q.evalue(2_000, 202), 0.0);
+        assert!(q.ln_evalue(2_001, 202) < q.ln_evalue(2_000, 202));
+        assert!(q.describe().contains("fixed-fasta") && q.describe().contains("lambda 0.275"));
     }
 
     #[test]
