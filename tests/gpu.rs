@@ -34,10 +34,9 @@ fn gpu0_engine(choice: KernelChoice, db: &Database, scoring: &Scoring) -> GpuEng
         .expect("GPU 0 opens")
 }
 
-/// Every kernel on GPU 0 against the reference for every sequence of `db`;
-/// returns the number of pairs compared. The reference runs once per query.
-fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
-    let expected: Vec<Vec<i32>> = queries
+/// The reference's score of each query against every sequence of `db`.
+fn reference_scores(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> Vec<Vec<i32>> {
+    queries
         .iter()
         .map(|query| {
             (0..db.len())
@@ -45,7 +44,13 @@ fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
                 .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// Every kernel on GPU 0 against the reference for every sequence of `db`;
+/// returns the number of pairs compared. The reference runs once per query.
+fn check_gpu(queries: &[Vec<u8>], db: &Database, scoring: &Scoring) -> usize {
+    let expected = reference_scores(queries, db, scoring);
     let mut pairs = 0;
     for kernel in hay::kernels_and_auto() {
         let mut engine = gpu0_engine(kernel, db, scoring);
@@ -606,15 +611,7 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
     let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
     for (open, extend) in [(10, 1), (11, 1), (12_000, 3_000)] {
         let scoring = hay::blosum62(open, extend);
-        let expected: Vec<Vec<i32>> = queries
-            .iter()
-            .map(|query| {
-                (0..db.len())
-                    .into_par_iter()
-                    .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
-                    .collect()
-            })
-            .collect();
+        let expected = reference_scores(&queries, &db, &scoring);
         for choice in [
             KernelChoice::One(Kernel::GroupI16x2),
             KernelChoice::default(),
