@@ -4,6 +4,7 @@
 # and run.sh (with MPI=1 also the MPI build and a relocatable Open MPI).
 # Then, with the device tool:
 #   run(command="bash gpu-bundle/run.sh all", carry=["gpu-bundle"])
+# Knobs (environment): SPROT=1, LEAN=1, MPI=1 (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
@@ -37,6 +38,17 @@ python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz
 # The CPU engine's top hits for the GPU-vs-CPU comparison, when made beforehand with
 #   warpsw search -q queries.fasta -d mmseqs2_examples_DB.fasta.gz --gap-open 10 --gap-extend 1 --device cpu -o bench-data/hits_cpu.tsv
 [ -f bench-data/hits_cpu.tsv ] && cp bench-data/hits_cpu.tsv "$bundle/"
+# SPROT=1: real Swiss-Prot for kernel16.sh and the side-by-side run: every
+# 2nd record of the 2014_01 file (258,186 sequences), xz -9, about 31 MB.
+# LEAN=1 leaves out what only run.sh's traceback, lengths and ecoli steps
+# read, so that it fits beside the rest in the 64 MiB a call carries.
+if [ "${SPROT:-0}" = 1 ]; then
+    zcat "$shared/data/sprot_201401_metastudent.fasta.gz" | awk '/^>/ { n++ } n % 2 == 1' \
+        | xz -9 -T2 > "$bundle/sprot_half.fasta.xz"
+fi
+if [ "${LEAN:-0}" = 1 ]; then
+    rm -rf "$bundle/lengths" "$bundle/allvsall_sprot_4000_len100-500.fasta" "$bundle/ecoli_k12_proteome.fasta"
+fi
 # MPI=1: the MPI build (warpsw-mpi) and a relocatable Open MPI (about 11 MiB,
 # scripts/mpi_bundle.sh) for run.sh's `mpi` step.
 if [ "${MPI:-0}" = 1 ]; then
