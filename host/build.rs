@@ -9,6 +9,14 @@
 //! on) and for `sm_90` (`gpu_kernels_sm90.ptx`, loaded on Hopper and later:
 //! there rustc emits the packed 16-bit instructions that become DPX), both
 //! PTX ISA 8.0. Cargo reruns this script only when a kernel source changes.
+//!
+//! rustc has no launch-bounds attribute for `ptx-kernel` functions, so the
+//! group kernels' bounds are written into the PTX here: after each group
+//! entry point's parameter list, `.maxntid` (the block size the host
+//! launches) and `.maxnreg` (the register cap of its configuration for the
+//! build's architecture, `gpu_kernels::group_i16x2::CONFIGS`), which ptxas
+//! and the driver's JIT honour as nvcc's `__launch_bounds__` and
+//! `__maxnreg__`.
 
 use std::env;
 use std::fs;
@@ -30,9 +38,46 @@ fn main() {
         ("sm_90", "gpu_kernels_sm90.ptx"),
     ] {
         let ptx = build_ptx(&manifest_dir, &out_dir.join(format!("nvptx-{arch}")), arch);
+        let text = fs::read_to_string(&ptx)
+            .unwrap_or_else(|e| fail(&format!("reading {}: {e}", ptx.display())));
         let dest = out_dir.join(file);
-        fs::copy(&ptx, &dest).unwrap_or_else(|e| fail(&format!("copying {}: {e}", ptx.display())));
+        fs::write(&dest, with_launch_bounds(&text, arch == "sm_90"))
+            .unwrap_or_else(|e| fail(&format!("writing {}: {e}", dest.display())));
     }
+}
+
+/// `ptx` with `.maxntid` and `.maxnreg` after the parameter list of every
+/// group entry point (module docs); fails if one is missing.
+fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
+    use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS};
+    let mut out = String::with_capacity(ptx.len() + 64 * CONFIGS.len());
+    let mut bounds = None;
+    let mut done = 0;
+    for line in ptx.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if let Some(name) = line
+            .strip_prefix(".visible .entry ")
+            .and_then(|rest| rest.strip_suffix('('))
+        {
+            bounds = CONFIGS.iter().find(|c| c.symbol == name);
+        } else if line == ")"
+            && let Some(config) = bounds.take()
+        {
+            out.push_str(&format!(
+                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {}\n",
+                config.max_registers(hopper)
+            ));
+            done += 1;
+        }
+    }
+    if done != CONFIGS.len() {
+        fail(&format!(
+            "launch bounds written for {done} of the {} group entry points",
+            CONFIGS.len()
+        ));
+    }
+    out
 }
 
 /// Compiles the kernel crate for `arch` in `target_dir` (one per

@@ -371,6 +371,33 @@ pub fn print_kernels() {
         "\nOn the CPU (no GPU, or --device cpu) simt and auto run the inter-sequence SIMD kernel;\n\
          every other kernel runs its own source with the warp emulated."
     );
+    print_group_configs();
+}
+
+/// The configurations of `group-i16x2`: shape, update, the register cap
+/// written into each PTX build and the blocks per multiprocessor it gives
+/// (256 threads and the 62.5 KB pair table a block).
+fn print_group_configs() {
+    println!(
+        "\ngroup-i16x2 configurations (one per chunk, by its longest sequence); registers capped in the PTX\n\
+         (sm_80 build / sm_90 build) and blocks per multiprocessor at the cap (A100 / H100):"
+    );
+    println!(
+        "{:<30} {:>5} {:>6}  {:<6} {:>13} {:>13}",
+        "symbol", "width", "passes", "update", "max registers", "blocks per SM"
+    );
+    for g in host::kernel::occupancy::group_configs() {
+        let c = g.config;
+        println!(
+            "{:<30} {:>5} {:>6}  {:<6} {:>13} {:>13}",
+            c.symbol,
+            c.width(),
+            if c.passes { "many" } else { "one" },
+            if c.biased { "biased" } else { "plain" },
+            format!("{} / {}", g.max_registers[0], g.max_registers[1]),
+            format!("{} / {}", g.blocks[0], g.blocks[1]),
+        );
+    }
 }
 
 /// Output options of `align` and `allpairs`.

@@ -188,15 +188,36 @@ fn vector_kernels_score_beyond_16_bits() {
     check(&long, &[long.clone(), long[..5000].to_vec()], (11, 1), 2);
 }
 
+/// A length for each configuration of the group kernel: each single-pass
+/// one's width, and the narrowest length that runs each several-pass one.
+fn group_config_lengths() -> Vec<usize> {
+    use gpu_kernels::group_i16x2::{CONFIGS, SINGLE_PASS_COLUMNS, config_for};
+    let mut lengths: Vec<usize> = CONFIGS
+        .iter()
+        .filter(|c| !c.passes)
+        .map(|c| c.width())
+        .collect();
+    for k in (0..CONFIGS.len()).filter(|&k| CONFIGS[k].passes) {
+        let narrowest = (SINGLE_PASS_COLUMNS + 1..=4 * SINGLE_PASS_COLUMNS)
+            .find(|&len| config_for(len) == k)
+            .expect("every several-pass configuration is chosen for some length");
+        lengths.push(narrowest);
+    }
+    let mut configs: Vec<usize> = lengths.iter().map(|&w| config_for(w)).collect();
+    configs.sort();
+    configs.dedup();
+    assert_eq!(configs.len(), CONFIGS.len(), "every configuration runs");
+    lengths
+}
+
 /// The group kernel at the edge of 16 bits: a matrix that scores W-W 100
 /// takes a 326-residue all-W pair to 32,600 (kept) and a 327-residue one to
 /// 32,700 (rescued in 32 bits), and longer ones far beyond; next to ordinary
 /// sequences in the same pair, in every single-pass configuration's width
-/// and in widths that run each several-pass configuration (borders handed
-/// from pass to pass).
+/// and in lengths that run each several-pass configuration (borders handed
+/// from pass to pass), plain and biased updates alike.
 #[test]
 fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
-    use gpu_kernels::group_i16x2::{CONFIGS, config_for};
     use gpu_kernels::simt_i16x2::SCORE_LIMIT;
     use host::kernel::Kernel;
     use host::scoring::Scoring;
@@ -209,17 +230,7 @@ fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
     };
     let kernel = Kernel::GroupI16x2;
     let mut rng = StdRng::seed_from_u64(6);
-    let widths: Vec<usize> = CONFIGS
-        .iter()
-        .filter(|c| !c.passes)
-        .map(|c| c.width())
-        .chain([960, 1100, 1300, 1500])
-        .collect();
-    let mut configs: Vec<usize> = widths.iter().map(|&w| config_for(w)).collect();
-    configs.sort();
-    configs.dedup();
-    assert_eq!(configs.len(), CONFIGS.len(), "every configuration runs");
-    for width in widths {
+    for width in group_config_lengths() {
         let seqs = vec![
             vec![W; width.min(327)],
             random_codes(&mut rng, width),
@@ -267,5 +278,81 @@ fn group_kernel_rescues_scores_beyond_16_bits_in_every_configuration() {
             }
             assert!(want.iter().any(|&s| s > SCORE_LIMIT) || query.len() < 327 || width < 327);
         }
+    }
+}
+
+/// The group kernel alone, through its adapter, on `query` against `seqs`
+/// in chunks of `threads` sequences, against the reference.
+fn check_group(query: &[u8], seqs: &[Vec<u8>], (open, extend): (i32, i32), threads: usize) {
+    use host::kernel::Kernel;
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let gaps = GapPenalty::new(open, extend).unwrap();
+    let db = hay::database(seqs.to_vec());
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let kernel = Kernel::GroupI16x2;
+    let profile = kernel.profile(query, &matrix);
+    let got: Vec<i32> = plan_chunks(&lengths, limits)
+        .into_iter()
+        .flat_map(|r| {
+            kernel
+                .run_emulated(&PackedChunk::pack(&db, r), &profile, gaps.kernel_gaps())
+                .unwrap()
+        })
+        .collect();
+    for i in 0..db.len() {
+        assert_eq!(
+            got[i],
+            local_score(query, db.sequence(i), &matrix, gaps),
+            "gaps {open}/{extend}, query length {}, target length {}",
+            query.len(),
+            db.length(i)
+        );
+    }
+}
+
+/// The widest single-pass configurations (769–1024 residues; `g32_r32`
+/// with the biased update) and the several-pass ones just above them
+/// (biased), under every gap setting and at the edge of what fits 16 bits
+/// (`first + extend = 2^14`, where the biased update's `E - first` reaches
+/// -2^15): random sequences and homologs with long gaps, queries shorter
+/// than a group and longer than a pass.
+#[test]
+fn group_kernel_wide_and_several_pass_configurations_match_the_oracle() {
+    use gpu_kernels::group_i16x2::{CONFIGS, config_for};
+    let mut rng = StdRng::seed_from_u64(7);
+    let base = random_codes(&mut rng, 1100);
+    let seqs: Vec<Vec<u8>> = (0..18)
+        .map(|i| {
+            let len = rng.random_range(769..=1180);
+            if i % 3 == 0 {
+                mutate(&mut rng, &base[..len.min(base.len())])
+            } else {
+                random_codes(&mut rng, len)
+            }
+        })
+        .collect();
+    // The chunks' configurations: biased single pass and several passes.
+    let runs = |threads: usize| {
+        let mut lengths: Vec<usize> = seqs.iter().map(Vec::len).collect();
+        lengths.sort_unstable_by(|a, b| b.cmp(a));
+        lengths
+            .chunks(threads)
+            .map(|c| CONFIGS[config_for(c[0])])
+            .collect::<Vec<_>>()
+    };
+    assert!(runs(5).iter().any(|c| c.biased && !c.passes));
+    assert!(runs(5).iter().any(|c| c.biased && c.passes));
+    let gaps = GAPS.iter().copied().chain([(16_382, 1), (0, 8192)]);
+    for (k, gaps) in gaps.enumerate() {
+        let query = match k % 3 {
+            0 => mutate(&mut rng, &base[..700]),
+            1 => random_codes(&mut rng, [1, 31, 33][k / 3]),
+            _ => base[300..].to_vec(),
+        };
+        check_group(&query, &seqs, gaps, [5, 7][k % 2]);
     }
 }

@@ -13,7 +13,7 @@
 
 use gpu_kernels::group_i16x2::{
     CONFIGS, Config, GapAddends, GroupParams, PAIR_CODES, SHARED_BYTES, SINGLE_PASS_COLUMNS,
-    TABLE_WORDS, align_pair_emulated, config_for, scratch_words,
+    TABLE_WORDS, align_pair_emulated, config_for, query_words, scratch_words, shared_table,
 };
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
 use gpu_kernels::recurrence::Gaps;
@@ -60,8 +60,7 @@ fn parts(profile: &[u32]) -> Result<Parts<'_>> {
     let bad = || Error::Internal("a group profile of the wrong size".into());
     let query_len = *profile.first().ok_or_else(bad)? as usize;
     let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
-    let query_words = query_len.div_ceil(4);
-    if profile.len() != HEADER_WORDS + sequential_words + TABLE_WORDS + query_words {
+    if profile.len() != HEADER_WORDS + sequential_words + TABLE_WORDS + query_words(query_len) {
         return Err(bad());
     }
     let (sequential, rest) = profile[HEADER_WORDS..].split_at(sequential_words);
@@ -99,17 +98,21 @@ pub fn pair_table(matrix: &ScoreMatrix) -> Vec<u32> {
 /// scratch stays a few hundred MB at the longest queries.
 const MULTI_PASS_PAIRS_PER_SM: usize = 96;
 
-/// Where chunk plans split for the group kernels: each configuration's
-/// width, and beyond them lengths a quarter to a half apart, so that a chunk
-/// of long sequences holds lengths within that of its longest (the
-/// configuration and its passes are chosen for the longest; a shorter pair
-/// wastes at most one pass).
+/// Where chunk plans split for the group kernels: each single-pass
+/// configuration's width (16 to 1024 residues), and beyond them lengths a
+/// quarter to a half apart, so that a chunk of long sequences holds lengths
+/// within that of its longest (the configuration and its passes are chosen
+/// for the longest; a shorter pair wastes at most one pass).
 pub(crate) fn chunk_widths() -> Vec<usize> {
     CONFIGS
         .iter()
         .filter(|c| !c.passes)
         .map(|c| c.width())
-        .chain([1024, 1536, 2048, 3072, 4096])
+        .chain(
+            [1280, 1536, 2048, 3072, 4096]
+                .into_iter()
+                .filter(|&w| w > SINGLE_PASS_COLUMNS),
+        )
         .collect()
 }
 
@@ -124,9 +127,10 @@ impl Adapter for Group {
         let mut profile = vec![query.len() as u32, 0, 0, 0];
         profile.extend(sequential_profile(query, matrix));
         profile.extend(pair_table(matrix));
-        profile.extend(query.chunks(4).map(|codes| {
+        // The query's codes, padded with the pad code to `query_words`.
+        profile.extend((0..query_words(query.len())).map(|w| {
             u32::from_le_bytes(std::array::from_fn(|k| {
-                codes.get(k).copied().unwrap_or(PAD_CODE)
+                query.get(4 * w + k).copied().unwrap_or(PAD_CODE)
             }))
         }));
         profile
@@ -144,8 +148,12 @@ impl Adapter for Group {
         let config = config_for(chunk.longest());
         let threads = chunk.sequences();
         let mut scores = vec![0i32; threads];
-        // One pair at a time: one pair's border scratch.
-        let mut scratch = vec![0u32; scratch_words(parts.query_len)];
+        // The table as a block holds it in shared memory (biased or not).
+        let mut table = vec![0u32; TABLE_WORDS];
+        shared_table(config, parts.table, GapAddends::new(gaps), &mut table);
+        // One pair at a time: one pair's border scratch (u64: 8-byte
+        // aligned, as the kernel reads it).
+        let mut scratch = vec![0u64; scratch_words(parts.query_len).div_ceil(2)];
         let mut params = GroupParams {
             table: parts.table.as_ptr(),
             query: parts.query.as_ptr(),
@@ -156,18 +164,19 @@ impl Adapter for Group {
             threads: threads as u32,
             gaps: GapAddends::new(gaps),
             first_pair: 0,
-            scratch: scratch.as_mut_ptr(),
+            scratch: scratch.as_mut_ptr().cast::<u32>(),
         };
         let pairs = threads.div_ceil(2);
         // SAFETY: the configuration is `config_for` the chunk (wider
         // sequences than its width only with 32 lanes), the gaps fit 16
-        // bits, the buffers are the chunk's and the profile's own; pairs run
-        // one at a time, each as the first of its launch with the scratch
-        // of one pair.
+        // bits, the buffers are the chunk's and the profile's own (the
+        // query padded to `query_words`), `table` is `shared_table` of the
+        // profile's; pairs run one at a time, each as the first of its
+        // launch with the scratch of one pair.
         unsafe {
             for pair in 0..pairs {
                 params.first_pair = pair as u32;
-                align_pair_emulated(config, &params, pair);
+                align_pair_emulated(config, &params, table.as_ptr(), pair);
             }
         }
         // The rescue, as the GPU's second launch.
@@ -198,8 +207,8 @@ impl Adapter for Group {
         if longest <= SINGLE_PASS_COLUMNS {
             return 0;
         }
-        // A pair's scratch is `scratch_words` = two words a row: one pair
-        // of i32 a row.
+        // A pair's scratch is `scratch_words`, two words a slot: one pair
+        // of i32 a slot.
         threads.div_ceil(2).min(multi_pass_pairs(sm_count)) * scratch_words(query_len) / 2
     }
 
@@ -226,7 +235,7 @@ impl Adapter for Group {
         let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
         l.check_sizes(
             l.profile_words()
-                == HEADER_WORDS + sequential_words + TABLE_WORDS + query_len.div_ceil(4),
+                == HEADER_WORDS + sequential_words + TABLE_WORDS + query_words(query_len),
         )?;
         let gaps = l.gaps();
         if !simt_i16x2::gaps_fit(gaps) {
@@ -307,7 +316,11 @@ fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str) -> Result<()> {
     let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
     let query_words = sequential_words / NUM_CODES;
     l.check_sizes(
-        l.profile_words() == HEADER_WORDS + sequential_words + TABLE_WORDS + query_len.div_ceil(4)
+        l.profile_words()
+            == HEADER_WORDS
+                + sequential_words
+                + TABLE_WORDS
+                + gpu_kernels::group_i16x2::query_words(query_len)
             && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
     )?;
     let profile = l.pointers(WorkBuffer::Rows)?.profile;

@@ -19,6 +19,7 @@
 
 pub mod group;
 pub mod inter_sequence;
+pub mod occupancy;
 pub mod parallelogram;
 pub mod partitioned;
 pub mod plan;
@@ -211,7 +212,7 @@ pub const KERNELS: &[KernelInfo] = &[
         name: "group-i16x2",
         symbol: "sw_group_i16x2_g16_r16",
         paper: "CUDASW++ 4.0 (Schmidt 2024): lane groups, residues in registers, query by shuffles, packed 16-bit scores",
-        mapping: "4-32 lanes per two database sequences (16-bit halves), 16-32 columns per lane, query streamed through the group; one configuration per chunk; overflow rescored in 32 bits",
+        mapping: "4-32 lanes per two database sequences (16-bit halves), 4-32 columns per lane, query streamed through the group; one configuration per chunk, several passes beyond 1024 residues; overflow rescored in 32 bits",
         score_bits: 16,
     },
 ];
