@@ -2,9 +2,12 @@
 # What the kernels compile to, without a GPU: assembles the embedded PTX for
 # an architecture with NVIDIA's ptxas (from PyPI) and prints, per entry point,
 # registers, stack and spills; with --sass KERNEL also the SASS instruction
-# mix of that kernel (nvdisasm), most frequent first.
+# mix of that kernel (nvdisasm), most frequent first; with --cells, for every
+# group kernel, the SASS instructions of its steps' loop per iteration (four
+# steps) and per lane-cell, and the DPX operations on its longest dependency
+# chain (scripts/sass_loop.py; recorded in benches/RESULTS.md).
 #
-#   scripts/codegen.sh [--arch sm_90] [--sass sw_partitioned_vl32_pl512]
+#   scripts/codegen.sh [--arch sm_90] [--sass sw_partitioned_vl32_pl512] [--cells]
 #
 # The PTX is the one the host loads for that architecture (the sm_80 build
 # before Hopper, the sm_90 build from it on). The driver JIT-compiles the
@@ -15,11 +18,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=sm_90
 sass=
+cells=
 while [ $# -gt 0 ]; do
     case "$1" in
         --arch) arch=$2; shift 2 ;;
         --sass) sass=$2; shift 2 ;;
-        *) echo "usage: scripts/codegen.sh [--arch sm_XX] [--sass KERNEL]" >&2; exit 2 ;;
+        --cells) cells=1; shift ;;
+        *) echo "usage: scripts/codegen.sh [--arch sm_XX] [--sass KERNEL] [--cells]" >&2; exit 2 ;;
     esac
 done
 
@@ -34,7 +39,7 @@ case "$arch" in
     sm_[0-8]*) ptx_file=gpu_kernels.ptx ;;
     *) ptx_file=gpu_kernels_sm90.ptx ;;
 esac
-ptx=$(ls -t target/release/build/host-*/out/$ptx_file | head -1)
+ptx=$(ls -t "${CARGO_TARGET_DIR:-target}"/release/build/host-*/out/$ptx_file | head -1)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -48,8 +53,16 @@ awk '
         printf "%-28s %10s %12s %14s %13s\n", name, regs, stack, stores, loads }
 ' "$out/ptxas.txt"
 
-if [ -n "$sass" ]; then
+if [ -n "$sass" ] || [ -n "$cells" ]; then
     "$bin/nvdisasm" "$out/kernels.cubin" > "$out/kernels.sass"
+fi
+if [ -n "$cells" ]; then
+    echo
+    echo "Steps' loop of the group kernels ($arch): SASS instructions per iteration of four steps and per"
+    echo "lane-cell (one i16x2 cell update, two DP cells), opcodes per lane-cell, DPX ops on the longest chain:"
+    python3 scripts/sass_loop.py "$out/kernels.sass"
+fi
+if [ -n "$sass" ]; then
     echo
     echo "SASS instruction mix of $sass (opcode without modifiers, count):"
     awk -v k="$sass" '/^\/\/-+ \.text\./ { on = ($2 == ".text." k) } on' "$out/kernels.sass" \
