@@ -82,6 +82,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 
     let mut rows = Vec::new();
     let mut resources = Vec::new();
+    let mut entry_points = Vec::new();
     for &kernel in &kernels {
         let (placement, options) = placement(&args.placement, kernel)?;
         let opened = engine::open(placement, db.clone(), scoring.clone(), &options)?;
@@ -92,6 +93,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let device = engine.description();
         let used = engine.kernel_resources()?;
         resources.push(used);
+        entry_points.push((kernel, engine.entry_points()?));
         bar.suspend(|| {
             eprintln!(
                 "{device}; database prepared/uploaded in {:.3} s",
@@ -170,7 +172,38 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         residues,
         checked.len(),
     );
+    print_entry_points(&entry_points);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every entry point each kernel's plan may launch on the GPU (each
+/// configuration, rescue and fallback), as the driver compiled it: registers
+/// and local memory (spills) per thread, shared memory per block, and the
+/// blocks of 256 threads one multiprocessor holds, with what limits them.
+fn print_entry_points(kernels: &[(KernelChoice, Vec<host::engine::gpu::EntryPointUse>)]) {
+    for (kernel, uses) in kernels {
+        if uses.is_empty() {
+            continue;
+        }
+        println!();
+        println!(
+            "{kernel}: {:<30} {:>9} {:>11} {:>12} {:>13}",
+            "entry point", "registers", "local bytes", "shared bytes", "blocks per SM"
+        );
+        let indent = kernel.to_string().len() + 2;
+        for u in uses {
+            println!(
+                "{:indent$}{:<30} {:>9} {:>11} {:>12} {:>5} ({:?})",
+                "",
+                u.symbol,
+                u.resources.registers,
+                u.resources.local_bytes,
+                u.shared_bytes,
+                u.occupancy.blocks,
+                u.occupancy.limit
+            );
+        }
+    }
 }
 
 /// `text` as one CSV field (RFC 4180): quoted, inner quotes doubled, when

@@ -356,12 +356,15 @@ pub fn print_kernels() {
         );
     }
     println!(
-        "{:<name$}  {:<symbol$}  {:>5}  simt up to --auto-threshold ({}) residues (simt-i16x2 on GPUs from Hopper on, \
+        "{:<name$}  {:<symbol$}  {:>5}  group-i16x2 alone on databases of --auto-group-min-sequences ({}) or more \
+         on GPUs from Hopper on when the gap penalties fit 16 bits; otherwise \
+         simt up to --auto-threshold ({}) residues (simt-i16x2 on GPUs from Hopper on, \
          when the gap penalties fit 16 bits), --auto-long ({}) above; --auto-long throughout for queries of {}+ \
          residues (first stage simt only) or when fewer than --auto-min-sequences ({}) sequences are for the first stage (the default)",
         "auto",
         "-",
         "16/32",
+        plan::AUTO_GROUP_MIN_SEQUENCES,
         plan::DEFAULT_AUTO_THRESHOLD,
         plan::DEFAULT_AUTO_LONG,
         plan::AUTO_LONG_QUERY,

@@ -67,6 +67,13 @@ pub trait Engine: Send {
         Ok(None)
     }
 
+    /// Every entry point the engine's plan may launch, as the GPU driver
+    /// reports it, with its occupancy (none on the CPU; one GPU's for
+    /// several).
+    fn entry_points(&self) -> Result<Vec<gpu::EntryPointUse>> {
+        Ok(Vec::new())
+    }
+
     /// Warnings gathered since the last call (a failed GPU whose chunks were
     /// redone elsewhere, for example); the caller prints them.
     fn take_warnings(&mut self) -> Vec<String> {

@@ -17,5 +17,6 @@ pub use budget::{Budget, MemoryCap};
 pub use device::{DeviceInfo, PTX, PTX_SM90, device, devices, ptx_for, selected_devices};
 pub(crate) use device::{gpu_error, kernels_module};
 pub use resident::{
-    DEFAULT_GPU_STREAMS, EngineStream, GpuEngine, GpuEngineBuilder, KernelResources, plan_for,
+    DEFAULT_GPU_STREAMS, EngineStream, EntryPointUse, GpuEngine, GpuEngineBuilder, KernelResources,
+    plan_for,
 };

@@ -23,10 +23,11 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
-use super::launch::{ChunkLaunch, DeviceChunk, Functions, Scratch};
+use super::launch::{ChunkLaunch, DeviceChunk, Functions, SIMT_BLOCK, Scratch, VECTOR_BLOCK};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::kernel::occupancy::{Occupancy, SmLimits, occupancy};
 use crate::kernel::{KERNELS, Kernel, Plan};
 use crate::scoring::Scoring;
 
@@ -56,6 +57,20 @@ pub struct KernelResources {
     pub local_bytes: i32,
 }
 
+/// One entry point the plan may launch: what the driver reports of it and
+/// the blocks of it one multiprocessor of this GPU holds.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryPointUse {
+    /// The PTX symbol.
+    pub symbol: &'static str,
+    /// Registers and local memory per thread.
+    pub resources: KernelResources,
+    /// Shared memory per block, static and dynamic, in bytes.
+    pub shared_bytes: u32,
+    /// Blocks per multiprocessor, and what limits them.
+    pub occupancy: Occupancy,
+}
+
 /// Chunks of the sorted database for `plan` within `limits`: with `auto`'s
 /// two stages, each stage gets chunks of its own sequences only.
 pub fn plan_for(plan: &Plan, db: &Database, limits: ChunkLimits) -> Vec<Range<usize>> {
@@ -77,6 +92,8 @@ pub struct GpuEngine {
     functions: Functions,
     /// Streaming multiprocessors (sizes the striped kernels' persistent grid).
     sm_count: usize,
+    /// What one multiprocessor holds (for [`GpuEngine::entry_points`]).
+    sm_limits: SmLimits,
     chunks: Vec<DeviceChunk>,
     row_buffer: CudaSlice<i32>,
     /// The column scratch, grown on demand: the first `shared_scratch`
@@ -225,12 +242,21 @@ impl GpuEngineBuilder {
                 functions.insert(symbol, function);
             }
         }
-        let sm_count = ctx
-            .attribute(
-                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            )
-            .map_err(stage("reading attributes"))?
-            .max(1) as usize;
+        let attribute = |which| -> Result<u32> {
+            let value = ctx.attribute(which).map_err(stage("reading attributes"))?;
+            Ok(value.max(0) as u32)
+        };
+        use cudarc::driver::sys::CUdevice_attribute as A;
+        let sm_count = attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as usize;
+        let sm_limits = SmLimits {
+            registers: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+            shared_bytes: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            reserved_shared_per_block: attribute(
+                A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+            )?,
+            threads: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+            blocks: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+        };
 
         let started = Instant::now();
         let mut packed_chunks = chunks.into_iter();
@@ -294,6 +320,7 @@ impl GpuEngineBuilder {
             stream,
             functions,
             sm_count,
+            sm_limits,
             chunks,
             row_buffer,
             scratch: None,
@@ -348,6 +375,51 @@ impl GpuEngine {
             registers: f.num_regs().map_err(&stage)?,
             local_bytes: f.local_size_bytes().map_err(&stage)?,
         })
+    }
+
+    /// Every entry point the plan may launch (each configuration of a
+    /// kernel that has several, its rescue and fallbacks), once, with the
+    /// driver's registers, local memory and shared memory, and the blocks
+    /// of 256 threads (every launch's block) a multiprocessor holds.
+    pub fn entry_points(&self) -> Result<Vec<EntryPointUse>> {
+        const {
+            assert!(
+                SIMT_BLOCK == VECTOR_BLOCK,
+                "one block size for every launch"
+            )
+        };
+        let stage = self.info.error("reading kernel attributes");
+        let mut seen = Vec::new();
+        let mut uses = Vec::new();
+        for kernel in self.plan.kernels() {
+            for symbol in kernel.symbols() {
+                if seen.contains(&symbol) {
+                    continue;
+                }
+                seen.push(symbol);
+                let f = self.functions.get(symbol).ok_or_else(|| {
+                    Error::Internal(format!("entry point {symbol} is not loaded"))
+                })?;
+                let resources = KernelResources {
+                    registers: f.num_regs().map_err(&stage)?,
+                    local_bytes: f.local_size_bytes().map_err(&stage)?,
+                };
+                let shared_bytes = f.shared_size_bytes().map_err(&stage)?.max(0) as u32
+                    + kernel.adapter().dynamic_shared_bytes(symbol) as u32;
+                uses.push(EntryPointUse {
+                    symbol,
+                    resources,
+                    shared_bytes,
+                    occupancy: occupancy(
+                        &self.sm_limits,
+                        resources.registers.max(0) as u32,
+                        shared_bytes,
+                        VECTOR_BLOCK,
+                    ),
+                });
+            }
+        }
+        Ok(uses)
     }
 
     /// Uploads `query`'s profile for each kernel of the plan it needs; later
@@ -647,6 +719,10 @@ impl Engine for GpuEngine {
 
     fn kernel_resources(&self) -> Result<Option<KernelResources>> {
         self.resources(self.plan.kernels()[0]).map(Some)
+    }
+
+    fn entry_points(&self) -> Result<Vec<EntryPointUse>> {
+        GpuEngine::entry_points(self)
     }
 
     fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
