@@ -382,7 +382,7 @@ fn slot(h: i32, e: i32) -> u64 {
 /// so the load needs no stronger order. (The border reads used to be
 /// `read_volatile`, `LD.E.STRONG.SYS`, because LLVM turned a choice
 /// between loaded values and constants into a load through a chosen
-/// pointer with the constants in local memory, commit 0457959; here the
+/// pointer with the constants in local memory on `sm_80`; here the
 /// choice is of the slot, and the left border is a slot too.) On the host
 /// a plain read.
 ///

@@ -55,15 +55,25 @@ struct Parts<'a> {
     query: &'a [u32],
 }
 
+/// Words of the sequential profile of a query of `query_len` residues.
+fn sequential_words(query_len: usize) -> usize {
+    NUM_CODES * gpu_kernels::layout::profile_words(query_len)
+}
+
+/// Words of the whole profile [`Group::profile`] makes for a query of
+/// `query_len` residues.
+fn profile_words(query_len: usize) -> usize {
+    HEADER_WORDS + sequential_words(query_len) + TABLE_WORDS + query_words(query_len)
+}
+
 /// Splits a profile made by [`Group::profile`].
 fn parts(profile: &[u32]) -> Result<Parts<'_>> {
     let bad = || Error::Internal("a group profile of the wrong size".into());
     let query_len = *profile.first().ok_or_else(bad)? as usize;
-    let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
-    if profile.len() != HEADER_WORDS + sequential_words + TABLE_WORDS + query_words(query_len) {
+    if profile.len() != profile_words(query_len) {
         return Err(bad());
     }
-    let (sequential, rest) = profile[HEADER_WORDS..].split_at(sequential_words);
+    let (sequential, rest) = profile[HEADER_WORDS..].split_at(sequential_words(query_len));
     let (table, query) = rest.split_at(TABLE_WORDS);
     Ok(Parts {
         query_len,
@@ -232,11 +242,7 @@ impl Adapter for Group {
     fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {
         let threads = l.sequences();
         let query_len = l.query_len();
-        let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
-        l.check_sizes(
-            l.profile_words()
-                == HEADER_WORDS + sequential_words + TABLE_WORDS + query_words(query_len),
-        )?;
+        l.check_sizes(l.profile_words() == profile_words(query_len))?;
         let gaps = l.gaps();
         if !simt_i16x2::gaps_fit(gaps) {
             return simt_launch(l, "sw_simt_i32");
@@ -265,7 +271,7 @@ impl Adapter for Group {
             WorkBuffer::Nothing
         })?;
         let sequential = ptrs.profile + 4 * HEADER_WORDS as u64;
-        let table = sequential + 4 * sequential_words as u64;
+        let table = sequential + 4 * sequential_words(query_len) as u64;
         let mut first_pair = 0;
         while first_pair < pairs {
             let launch_pairs = per_launch.min(pairs - first_pair);
@@ -313,22 +319,18 @@ impl Adapter for Group {
 fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str) -> Result<()> {
     let threads = l.sequences();
     let query_len = l.query_len();
-    let sequential_words = NUM_CODES * gpu_kernels::layout::profile_words(query_len);
-    let query_words = sequential_words / NUM_CODES;
+    // The sequential profile's words per residue code (whole strips).
+    let strip_words = gpu_kernels::layout::profile_words(query_len);
     l.check_sizes(
-        l.profile_words()
-            == HEADER_WORDS
-                + sequential_words
-                + TABLE_WORDS
-                + gpu_kernels::group_i16x2::query_words(query_len)
+        l.profile_words() == profile_words(query_len)
             && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
     )?;
     let profile = l.pointers(WorkBuffer::Rows)?.profile;
     let sequential = profile + 4 * HEADER_WORDS as u64;
-    let simt = SimtArgs::new(l, Some(sequential), query_words, threads)?;
+    let simt = SimtArgs::new(l, Some(sequential), strip_words, threads)?;
     // SAFETY: the duties of `sw_simt_i32`, `sw_simt_i16x2` and its rescue,
     // checked above as in the `simt` adapter: the sequential part of the
-    // profile has NUM_CODES * query_words words (whole strips), the chunk's
+    // profile has NUM_CODES * strip_words words (whole strips), the chunk's
     // buffers and the row buffer their sizes; launches run in stream order
     // (the rescue after the group launch on one stream, or, for an
     // overlapping launch, after the engine's stream waited for it), so the

@@ -450,7 +450,7 @@ impl GpuEngine {
             self.query.push(DeviceQuery { kernel, profile });
         }
         self.shared_scratch = shared;
-        self.overlap_scratch = self.plan_overlap(query.len());
+        self.overlap_scratch = self.plan_overlap(query.len())?;
         let overlap_end = self
             .overlap_scratch
             .iter()
@@ -464,23 +464,20 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Which chunks run on the worker streams for a query of `query_len`
-    /// residues, and each one's scratch region after the shared one: every
+    /// Which chunks run on the worker streams for the loaded query of
+    /// `query_len` residues, and each one's scratch region after the shared one: every
     /// chunk whose kernel overlaps, unless their regions together exceed
     /// the limit (then none: the query's chunks run one after another).
-    fn plan_overlap(&self, query_len: usize) -> Vec<Option<Range<usize>>> {
+    fn plan_overlap(&self, query_len: usize) -> Result<Vec<Option<Range<usize>>>> {
         let gaps = self.scoring.gaps.kernel_gaps();
         let none = vec![None; self.chunks.len()];
         if self.workers.is_empty() {
-            return none;
+            return Ok(none);
         }
         let mut end = self.shared_scratch;
         let mut regions = Vec::with_capacity(self.chunks.len());
-        for chunk in &self.chunks {
-            let kernel = self
-                .plan
-                .kernel_for(query_len, chunk.longest, chunk.range.len());
-            let adapter = kernel.adapter();
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let adapter = self.chunk_kernel(k)?.adapter();
             if !adapter.overlaps(gaps) {
                 regions.push(None);
                 continue;
@@ -491,9 +488,9 @@ impl GpuEngine {
             end += pairs;
         }
         if end - self.shared_scratch > self.overlap_scratch_limit {
-            return none;
+            return Ok(none);
         }
-        regions
+        Ok(regions)
     }
 
     /// Grows the column scratch to `pairs` pairs of i32.
