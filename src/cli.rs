@@ -158,10 +158,9 @@ pub struct PlacementArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub gpu_memory: Option<usize>,
     /// On one GPU: run the database's chunks side by side on this many
-    /// streams, longest first (1: one chunk after another).
-    #[arg(long, value_name = "N", default_value_t = host::engine::gpu::DEFAULT_GPU_STREAMS,
-          value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub gpu_streams: u16,
+    /// streams, longest first (1: one chunk after another) [default: 8]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub gpu_streams: Option<u16>,
 }
 
 /// `--columns`: the columns picked (a named type, so clap keeps the list

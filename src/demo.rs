@@ -182,7 +182,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             devices: None,
             balance: "dynamic".into(),
             gpu_memory: None,
-            gpu_streams: host::engine::gpu::DEFAULT_GPU_STREAMS,
+            gpu_streams: None,
         },
         format: host::output::Format::Tsv,
         out: Some(out_path.clone()),

@@ -76,17 +76,19 @@ pub fn placement(
         DeviceChoice::Cpu => Placement::Cpu,
         DeviceChoice::Gpu => Placement::Gpus(list),
     };
-    if choice == DeviceChoice::Cpu && args.gpu_streams != host::engine::gpu::DEFAULT_GPU_STREAMS {
+    if let (DeviceChoice::Cpu, Some(streams)) = (choice, args.gpu_streams) {
         bail!(
-            "--gpu-streams {} is for a GPU, but --device cpu runs on the CPU: drop one of them",
-            args.gpu_streams
+            "--gpu-streams {streams} is for a GPU, but --device cpu runs on the CPU: drop one of them"
         );
     }
     let options = SearchOptions {
         kernel,
         policy: args.balance.parse()?,
         memory: MemoryCap::new(args.gpu_memory),
-        streams: usize::from(args.gpu_streams),
+        streams: usize::from(
+            args.gpu_streams
+                .unwrap_or(host::engine::gpu::DEFAULT_GPU_STREAMS),
+        ),
     };
     Ok((placement, options))
 }

@@ -593,7 +593,7 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
     use std::sync::Mutex;
     let mut rng = hay::rng(112);
     let long = hay::random_codes(&mut rng, 8000, false);
-    let mut seqs = hay::skewed_sequences(&mut rng, 40_000, 2000, true);
+    let mut seqs = hay::skewed_sequences(&mut rng, 12_000, 2000, true);
     for len in [15_000, 9_000, 6_000, 4_500, 3_000, 1_500, 1_100] {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }

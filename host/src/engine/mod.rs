@@ -111,7 +111,7 @@ pub struct Opened {
 }
 
 /// What a search asks of the engines besides the database and scoring.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SearchOptions {
     /// `--kernel` (with `auto`'s options).
     pub kernel: KernelChoice,
@@ -122,6 +122,17 @@ pub struct SearchOptions {
     /// Streams one GPU runs chunks on side by side (`--gpu-streams`; 0 or 1:
     /// one after another).
     pub streams: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            kernel: KernelChoice::default(),
+            policy: Policy::default(),
+            memory: gpu::MemoryCap::default(),
+            streams: usize::from(gpu::DEFAULT_GPU_STREAMS),
+        }
+    }
 }
 
 /// Opens an engine for `db` at `placement`: the CPU, one GPU holding the

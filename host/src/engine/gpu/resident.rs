@@ -31,11 +31,13 @@ use crate::kernel::occupancy::{Occupancy, SmLimits, occupancy};
 use crate::kernel::{KERNELS, Kernel, Plan};
 use crate::scoring::Scoring;
 
-/// `--gpu-streams`' default: chunks one after another. Several streams (see
-/// the module docs) have a GPU test (`tests/gpu.rs`) that has not run on a
-/// GPU yet, nor have they been measured against one stream: the default
-/// moves when both are done.
-pub const DEFAULT_GPU_STREAMS: u16 = 1;
+/// `--gpu-streams`' default. On an H100 with the 20 standard queries, eight
+/// streams took group-i16x2 from 3,595 to 4,002 GCUPS on a 570,000-sequence
+/// synthetic database and from 2,153 to 4,000 on half of Swiss-Prot, whose
+/// few long sequences otherwise run alone at the end of each query; four
+/// streams were at most 3 % behind eight (benches/RESULTS.md, "Chunks side by
+/// side").
+pub const DEFAULT_GPU_STREAMS: u16 = 8;
 
 /// The stream an engine uploads and launches on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
