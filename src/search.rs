@@ -575,9 +575,13 @@ fn report_batch<'q>(
         .map(|(q, sorted_scores)| {
             let scores = db.to_input_order(&sorted_scores);
             let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
+            // Every sequence's E-value, side by side too: with one query a
+            // batch (a GPU) this is the report's longest step, and it runs
+            // while the next query is scored.
             let ln_evalues: Vec<f64> = scores
-                .iter()
+                .par_iter()
                 .zip(lengths)
+                .with_min_len(4096)
                 .map(|(&s, &n)| stats.ln_evalue(s, n))
                 .collect();
             let order = rank_by_evalue(&ln_evalues, &scores, top, max_ln_evalue);
