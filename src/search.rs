@@ -5,7 +5,9 @@
 //! statistics (`host::stats`) are computed from all its scores, its hits
 //! ranked by E-value (`host::merge::rank_by_evalue`), filtered by
 //! `--evalue` and `--max-target-seqs`, then realigned with traceback
-//! (`host::align`) and checked against the search's scores.
+//! (`host::align`) and checked against the search's scores, unless the
+//! output prints nothing of the alignments (`--columns` of ids, lengths,
+//! scores, E-values and bits only).
 //!
 //! Options and the output are checked before any input is read; each
 //! query's hits are written to the output (`crate::output_file`) as soon as
@@ -386,6 +388,7 @@ pub fn search<S: Scorer>(
     )
     .map_err(written)?;
     out.checkpoint().map_err(written)?;
+    let realign = hits_out.needs_alignments();
 
     let ready = open()?;
     if let Some(why) = &ready.notice
@@ -447,6 +450,7 @@ pub fn search<S: Scorer>(
                     &options,
                     top,
                     max_ln_evalue,
+                    realign,
                 );
                 report_done.store(true, Ordering::Release);
                 Some((group, reports, report_started.elapsed().as_secs_f64()))
@@ -553,7 +557,8 @@ pub fn search<S: Scorer>(
 /// ([`rank_by_evalue`]) and their alignments, realigned with traceback
 /// (on the GPUs when the search's placement has them and there are at
 /// least [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
-/// alignment's score must equal the search's.
+/// alignment's score must equal the search's. With `realign` false (the
+/// output prints no alignment column) the hits carry no alignment.
 #[allow(clippy::too_many_arguments)]
 fn report_batch<'q>(
     batch: &'q [Record],
@@ -567,6 +572,7 @@ fn report_batch<'q>(
     options: &SearchOptions,
     top: usize,
     max_ln_evalue: f64,
+    realign: bool,
 ) -> anyhow::Result<Vec<QueryHits<'q>>> {
     // Statistics and ranking, the batch's queries side by side.
     let ranked: Vec<(host::stats::QueryStatistics, Vec<usize>, Vec<i32>)> = batch
@@ -590,7 +596,8 @@ fn report_batch<'q>(
         })
         .collect::<host::Result<_>>()?;
 
-    // Every reported pair of the batch, realigned in one call.
+    // Every reported pair of the batch, realigned in one call, unless the
+    // output prints nothing of the alignments (`realign` false).
     // A target reported for several queries is listed once.
     let mut slots = std::collections::HashMap::new();
     let mut sequences: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
@@ -613,25 +620,40 @@ fn report_batch<'q>(
         memory: options.memory,
         ..AlignOptions::default()
     };
-    let run = align_pairs(
-        where_,
-        &sequences,
-        &pairs,
-        Mode::Local,
-        scoring,
-        &align_options,
-    )?;
-    let mut alignments = run.alignments.into_iter();
+    let mut alignments = match realign {
+        true => {
+            align_pairs(
+                where_,
+                &sequences,
+                &pairs,
+                Mode::Local,
+                scoring,
+                &align_options,
+            )?
+            .alignments
+        }
+        false => Vec::new(),
+    }
+    .into_iter();
 
     let mut reports = Vec::with_capacity(batch.len());
     for (q, (stats, order, kept)) in batch.iter().zip(ranked) {
         let mut hits = Vec::with_capacity(order.len());
         for (&target, &score) in order.iter().zip(&kept) {
-            let alignment: Alignment = alignments
-                .next()
-                .expect("one alignment per pair")
-                .with_context(|| format!("aligning query {} with {}", q.id, db.id(target)))?;
-            if alignment.score != score {
+            let alignment: Option<Alignment> = match realign {
+                true => Some(
+                    alignments
+                        .next()
+                        .expect("one alignment per pair")
+                        .with_context(|| {
+                            format!("aligning query {} with {}", q.id, db.id(target))
+                        })?,
+                ),
+                false => None,
+            };
+            if let Some(alignment) = &alignment
+                && alignment.score != score
+            {
                 bail!(
                     "internal error (please report it): query {} against {}: the search scored {score}, \
                      the alignment {}",

@@ -936,3 +936,71 @@ fn a_hit_on_a_long_sequence_is_realigned_in_little_memory() {
         "{text}"
     );
 }
+
+/// Columns that print nothing of the alignment (ids, lengths, score, E-value,
+/// bits) skip the traceback and print what the full output prints in those
+/// columns, as TSV, BLAST tabular and JSON.
+#[test]
+fn score_only_columns_print_the_full_outputs_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = search_files(dir.path());
+    let full = search_cpu(&q, &d, &["--evalue", "1e9"]);
+    assert!(full.status.success(), "{}", stderr(&full));
+    let full = String::from_utf8(full.stdout).unwrap();
+    // query_id target_id score bits evalue query_length target_length
+    let picked: Vec<String> = full
+        .lines()
+        .map(|l| l.split('\t').take(7).collect::<Vec<_>>().join("\t"))
+        .collect();
+    let columns = "qseqid,sseqid,score,bitscore,evalue,qlen,slen";
+    let short = search_cpu(&q, &d, &["--evalue", "1e9", "--columns", columns]);
+    assert!(short.status.success(), "{}", stderr(&short));
+    let short = String::from_utf8(short.stdout).unwrap();
+    assert_eq!(short.lines().collect::<Vec<_>>(), picked);
+    assert_eq!(picked.len(), 5);
+
+    let blast = |columns: &str| {
+        let out = search_cpu(
+            &q,
+            &d,
+            &[
+                "--evalue",
+                "1e9",
+                "--format",
+                "blast6",
+                "--columns",
+                columns,
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let with_alignment: Vec<String> = blast("qseqid,sseqid,evalue,bitscore,qstart")
+        .lines()
+        .map(|l| l.rsplit_once('\t').unwrap().0.to_string())
+        .collect();
+    let without: Vec<String> = blast("qseqid,sseqid,evalue,bitscore")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(without, with_alignment);
+
+    let json = search_cpu(
+        &q,
+        &d,
+        &[
+            "--evalue",
+            "1e9",
+            "--format",
+            "json",
+            "--columns",
+            "sseqid,score,evalue",
+        ],
+    );
+    assert!(json.status.success(), "{}", stderr(&json));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let hits = doc[0]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 4);
+    assert_eq!(hits[0]["target_id"], "self");
+    assert!(hits[0].get("cigar").is_none());
+}

@@ -231,6 +231,23 @@ impl Column {
     fn of_query(self) -> bool {
         matches!(self, Column::QueryId | Column::QueryLength)
     }
+
+    /// Whether the column is read from the hit's alignment (coordinates,
+    /// aligned residues, counts over its columns, CIGAR) rather than from
+    /// the search's score, statistics and the sequences.
+    pub fn of_alignment(self) -> bool {
+        !matches!(
+            self,
+            Column::QueryId
+                | Column::QueryLength
+                | Column::TargetId
+                | Column::TargetLength
+                | Column::TargetTitle
+                | Column::Evalue
+                | Column::Bits
+                | Column::Score
+        )
+    }
 }
 
 /// Parses `--columns`: BLAST column names separated by commas or spaces
@@ -286,8 +303,10 @@ pub struct ReportedHit {
     pub bits: f64,
     /// E-value.
     pub evalue: f64,
-    /// The alignment (its score equals `score`).
-    pub alignment: Alignment,
+    /// The alignment (its score equals `score`); `None` when the output
+    /// prints no column of it ([`HitsWriter::needs_alignments`]), so that the
+    /// search skips the traceback.
+    pub alignment: Option<Alignment>,
 }
 
 /// The hits of one query, ready to print.
@@ -435,8 +454,18 @@ struct HitView<'h> {
 }
 
 impl HitView<'_> {
+    /// The hit's alignment: the search realigns every hit when a column
+    /// needs it ([`HitsWriter::needs_alignments`]), and only such a column
+    /// asks.
+    fn alignment(&self) -> &Alignment {
+        self.hit
+            .alignment
+            .as_ref()
+            .expect("the search realigns the hits when a column needs the alignment")
+    }
+
     fn aligned(&self, of_query: bool) -> String {
-        let a = &self.hit.alignment;
+        let a = self.alignment();
         a.columns(self.query, self.target)
             .map(|(_, q, t)| {
                 let c = if of_query { q } else { t };
@@ -446,30 +475,30 @@ impl HitView<'_> {
     }
 
     fn percent(&self, part: usize) -> f64 {
-        match self.hit.alignment.length {
+        match self.alignment().length {
             0 => 0.0,
             length => 100.0 * part as f64 / length as f64,
         }
     }
 
     fn coverage(&self) -> f64 {
-        let a = &self.hit.alignment;
+        let a = self.alignment();
         100.0 * (a.query_end + 1 - a.query_start) as f64 / self.query.len().max(1) as f64
     }
 
     /// The column as text; `blast` picks BLAST's number formats.
     fn text(&self, column: Column, blast: bool) -> String {
-        let a = &self.hit.alignment;
+        let a = || self.alignment();
         match column {
             Column::QueryId => self.query_id.to_string(),
             Column::QueryLength => self.query.len().to_string(),
             Column::TargetId => self.target_id.to_string(),
             Column::TargetLength => self.target.len().to_string(),
             Column::TargetTitle => self.title.clone(),
-            Column::QueryStart => a.query_start.to_string(),
-            Column::QueryEnd => a.query_end.to_string(),
-            Column::TargetStart => a.target_start.to_string(),
-            Column::TargetEnd => a.target_end.to_string(),
+            Column::QueryStart => a().query_start.to_string(),
+            Column::QueryEnd => a().query_end.to_string(),
+            Column::TargetStart => a().target_start.to_string(),
+            Column::TargetEnd => a().target_end.to_string(),
             Column::QuerySequence => self.aligned(true),
             Column::TargetSequence => self.aligned(false),
             Column::Evalue if blast => blast_evalue(self.hit.evalue),
@@ -477,7 +506,7 @@ impl HitView<'_> {
             Column::Bits if blast => blast_bits(self.hit.bits),
             Column::Bits => format!("{:.1}", self.hit.bits),
             Column::Score => self.hit.score.to_string(),
-            Column::Length => a.length.to_string(),
+            Column::Length => a().length.to_string(),
             Column::PercentIdentity => format!("{:.3}", self.percent(self.counts.identities)),
             Column::Identities => self.counts.identities.to_string(),
             Column::Mismatches => self.counts.mismatches.to_string(),
@@ -486,25 +515,25 @@ impl HitView<'_> {
             Column::Gaps => self.counts.gaps.to_string(),
             Column::PercentPositives => format!("{:.2}", self.percent(self.counts.positives)),
             Column::QueryCoverage => format!("{:.0}", self.coverage()),
-            Column::Cigar => a.cigar(),
+            Column::Cigar => a().cigar(),
         }
     }
 
     /// The column as a JSON value (numbers unrounded).
     fn json(&self, column: Column) -> Value {
-        let a = &self.hit.alignment;
+        let a = || self.alignment();
         let number = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
         match column {
             Column::QueryLength => self.query.len().into(),
             Column::TargetLength => self.target.len().into(),
-            Column::QueryStart => a.query_start.into(),
-            Column::QueryEnd => a.query_end.into(),
-            Column::TargetStart => a.target_start.into(),
-            Column::TargetEnd => a.target_end.into(),
+            Column::QueryStart => a().query_start.into(),
+            Column::QueryEnd => a().query_end.into(),
+            Column::TargetStart => a().target_start.into(),
+            Column::TargetEnd => a().target_end.into(),
             Column::Evalue => number(self.hit.evalue),
             Column::Bits => number(self.hit.bits),
             Column::Score => self.hit.score.into(),
-            Column::Length => a.length.into(),
+            Column::Length => a().length.into(),
             Column::PercentIdentity => number(self.percent(self.counts.identities)),
             Column::Identities => self.counts.identities.into(),
             Column::Mismatches => self.counts.mismatches.into(),
@@ -558,6 +587,14 @@ impl<'a> HitsWriter<'a> {
         })
     }
 
+    /// Whether the output prints anything of the hits' alignments (the
+    /// pairwise format, or a column such as `qstart`, `pident` or `cigar`):
+    /// without, the search reports scores, E-values and bits without the
+    /// traceback.
+    pub fn needs_alignments(&self) -> bool {
+        self.format == Format::Pairwise || self.columns.iter().any(|c| c.of_alignment())
+    }
+
     fn view<'h>(&'h self, q: &'h QueryHits<'_>, hit: &'h ReportedHit) -> HitView<'h> {
         let target = self.db.sequence(self.sorted_position[hit.target]);
         let target_id = self.db.id(hit.target);
@@ -572,7 +609,11 @@ impl<'a> HitsWriter<'a> {
             target_id,
             title,
             hit,
-            counts: ColumnCounts::of(&hit.alignment, q.codes, target, self.matrix),
+            counts: hit
+                .alignment
+                .as_ref()
+                .map(|a| ColumnCounts::of(a, q.codes, target, self.matrix))
+                .unwrap_or_default(),
         }
     }
 
@@ -674,7 +715,7 @@ impl<'a> HitsWriter<'a> {
                     format!(
                         "{}/{} ({:.1}%)",
                         c.positives,
-                        v.hit.alignment.length,
+                        v.alignment().length,
                         v.percent(c.positives)
                     ),
                 ),
@@ -685,8 +726,8 @@ impl<'a> HitsWriter<'a> {
                 v.target_id,
                 v.query,
                 v.target,
-                &v.hit.alignment,
-                &v.hit.alignment.cigar(),
+                v.alignment(),
+                &v.alignment().cigar(),
                 &extra,
             )?;
         }
@@ -756,7 +797,7 @@ mod tests {
                     score: a.score,
                     bits: 20.0,
                     evalue: 1e-5,
-                    alignment: a,
+                    alignment: Some(a),
                 }
             })
             .collect();
@@ -777,7 +818,7 @@ mod tests {
     #[test]
     fn counts_follow_blast_definitions() {
         let (query, targets, _, hits) = example();
-        let a = &hits[0].alignment;
+        let a = hits[0].alignment.as_ref().unwrap();
         // MKVLAAGIVGWWHEKLPQ / MKVLSAGIVG--HEKLPQ: 16 pairs, 1 mismatch
         // (A/S), one gap run of 2.
         assert_eq!(a.cigar(), "10M2I6M");
@@ -828,6 +869,35 @@ mod tests {
             lines[1],
             "t0\tMKVLAAGIVGWWHEKLPQ\tMKVLSAGIVG--HEKLPQ\t10M2I6M\t15\t100"
         );
+    }
+
+    #[test]
+    fn only_alignment_columns_and_the_pairwise_format_need_the_alignments() {
+        let (_, _, db, _) = example();
+        let matrix = scoring().matrix;
+        let needs = |format: Format, columns: Option<&str>| {
+            let columns = columns.map(|c| parse_columns(c).unwrap());
+            HitsWriter::begin(&mut Vec::new(), format, columns, &db, None, &matrix)
+                .unwrap()
+                .needs_alignments()
+        };
+        for format in [Format::Tsv, Format::Blast6, Format::Json, Format::Pairwise] {
+            assert!(needs(format, None), "{format:?}");
+        }
+        let scores_only = Some("qseqid,qlen,sseqid,slen,stitle,evalue,bitscore,score");
+        for format in [Format::Tsv, Format::Blast6, Format::Json] {
+            assert!(!needs(format, scores_only), "{format:?}");
+        }
+        assert!(needs(Format::Pairwise, scores_only));
+        for column in [
+            "qstart", "qend", "sstart", "send", "qseq", "sseq", "length", "pident", "nident",
+            "mismatch", "positive", "gapopen", "gaps", "ppos", "qcovhsp", "cigar",
+        ] {
+            assert!(
+                needs(Format::Tsv, Some(&format!("qseqid,{column}"))),
+                "{column}"
+            );
+        }
     }
 
     #[test]
