@@ -31,11 +31,12 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 
 /// `--auto-group-min-sequences`'s default: from this many database
 /// sequences on, on GPUs with DPX (compute capability 9.0+) and gaps that fit
-/// 16 bits, `group-i16x2` aligns every length alone: it beat the two stages
-/// by 1.33× on 570,000 synthetic and 1.42× on 258,186 Swiss-Prot sequences,
-/// and lost to `partitioned-vl32-pl512` on 20,000 UniProt ones (too few
-/// groups to fill the GPU).
-pub const AUTO_GROUP_MIN_SEQUENCES: usize = 100_000;
+/// 16 bits, `group-i16x2` aligns every length alone. With the chunks side by
+/// side on `--gpu-streams`' default 8 streams it beat `auto`'s other choice by
+/// 2.4× on 20,000 UniProt sequences and 2.5× on 50,000 synthetic ones (on one
+/// stream it had lost on the 20,000: too few groups to fill the GPU); below
+/// 20,000 it has not been measured.
+pub const AUTO_GROUP_MIN_SEQUENCES: usize = 20_000;
 
 /// With `simt` (32-bit) as the first stage, queries of at least this many
 /// residues run the second stage on every chunk: it was faster on them.
