@@ -1,15 +1,18 @@
 //! The CPU runner: the traceback kernels' own bodies
 //! ([`gpu_kernels::traceback`]) over each window on the host's cores
-//! ([`run_window_cpu`]), one window after another ([`align_pairs`]).
+//! ([`run_window_cpu`]), one window after another ([`align_pairs`]); a
+//! local pair larger than a core's share of the work first, on every core
+//! ([`super::wavefront`]).
 
 use gpu_kernels::layout::{NUM_CODES, PairResult, TracebackParams};
 use gpu_kernels::traceback::{fill_pair, walk_pair};
 use rayon::prelude::*;
 
 use super::alignment::Alignment;
+use super::wavefront::{WAVEFRONT_MIN_CELLS, WAVEFRONT_MIN_THREADS, align_local_wavefront};
 use super::windows::{
     Progress, Residues, Window, WindowOutput, align_beyond_limits, filled, kernel_matrix,
-    kernel_mode, plan_windows, result_slots, store_window,
+    kernel_mode, pair_bytes, pair_fits, plan_windows, result_slots, store_window,
 };
 use crate::error::Result;
 use crate::reference::Mode;
@@ -109,6 +112,56 @@ pub fn align_pairs<S: AsRef<[u8]> + Sync>(
     budget: usize,
     progress: Option<&Progress>,
 ) -> Vec<Result<Alignment>> {
+    // A local pair larger than a core's share of all the cells would run
+    // alone at the end, one core busy: such pairs (a search's longest hits)
+    // go one after another, each on every core ([`super::wavefront`]); the
+    // rest in windows, a pair a core, which per core is faster.
+    let size = |k: usize| {
+        let (q, t) = pairs[k];
+        (sequences[q].as_ref().len(), sequences[t].as_ref().len())
+    };
+    let cells = |(n, m): (usize, usize)| (n as u64).saturating_mul(m as u64);
+    let total: u64 = (0..pairs.len()).map(|k| cells(size(k))).sum();
+    let threads = rayon::current_num_threads();
+    let share = total / threads.max(1) as u64;
+    let (long, rest): (Vec<usize>, Vec<usize>) = (0..pairs.len()).partition(|&k| {
+        let (n, m) = size(k);
+        mode == Mode::Local
+            && threads >= WAVEFRONT_MIN_THREADS
+            && cells((n, m)) >= WAVEFRONT_MIN_CELLS.max(share)
+            && pair_fits(n, m, scoring)
+            && pair_bytes(n, m) <= MAX_WINDOW_BYTES
+    });
+    if long.is_empty() {
+        return align_in_windows(sequences, pairs, mode, scoring, budget, progress);
+    }
+    let mut out = result_slots(pairs.len());
+    for &k in &long {
+        let (q, t) = pairs[k];
+        let (q, t) = (sequences[q].as_ref(), sequences[t].as_ref());
+        out[k] = Some(Ok(align_local_wavefront(q, t, scoring)));
+        if let Some(progress) = progress {
+            progress(q.len() as u64 * t.len() as u64);
+        }
+    }
+    let rest_pairs: Vec<(usize, usize)> = rest.iter().map(|&k| pairs[k]).collect();
+    let aligned = align_in_windows(sequences, &rest_pairs, mode, scoring, budget, progress);
+    for (k, alignment) in rest.into_iter().zip(aligned) {
+        out[k] = Some(alignment);
+    }
+    filled(out)
+}
+
+/// [`align_pairs`] in windows: each window's pairs side by side, a pair a
+/// core.
+fn align_in_windows<S: AsRef<[u8]> + Sync>(
+    sequences: &[S],
+    pairs: &[(usize, usize)],
+    mode: Mode,
+    scoring: &Scoring,
+    budget: usize,
+    progress: Option<&Progress>,
+) -> Vec<Result<Alignment>> {
     let residues = Residues::new(sequences);
     let matrix = kernel_matrix(&scoring.matrix);
     let budget = budget.min(MAX_WINDOW_BYTES);
@@ -168,6 +221,31 @@ mod tests {
     use crate::reference::score;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn a_long_local_pair_on_every_core_equals_its_window_alignment() {
+        // 4,200 × 4,000 cells, most of the call's: the wavefront's, with
+        // enough threads; a stretch of the query in the target makes a
+        // long path.
+        let mut rng = StdRng::seed_from_u64(5);
+        let q: Vec<u8> = (0..4200).map(|_| rng.random_range(0..20)).collect();
+        let mut t: Vec<u8> = (0..4000).map(|_| rng.random_range(0..20)).collect();
+        t[1000..3000].copy_from_slice(&q[2000..4000]);
+        let short: Vec<u8> = q[..50].to_vec();
+        let seqs = [q, t, short];
+        let pairs = [(0, 1), (2, 1), (0, 2)];
+        let s = scoring("blosum62", 11, 1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(WAVEFRONT_MIN_THREADS)
+            .build()
+            .unwrap();
+        let got = pool.install(|| align_pairs(&seqs, &pairs, Mode::Local, &s, 0, None));
+        let want = align_in_windows(&seqs, &pairs, Mode::Local, &s, 0, None);
+        assert_eq!(got.len(), 3);
+        for (got, want) in got.into_iter().zip(want) {
+            assert_eq!(got.unwrap(), want.unwrap());
+        }
+    }
 
     #[test]
     fn traceback_durbin_local_and_global() {

@@ -59,6 +59,7 @@ pub mod checkpointed;
 pub mod cpu;
 pub mod gpu;
 pub mod output;
+pub mod wavefront;
 pub mod windows;
 
 use std::time::Instant;
