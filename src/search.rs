@@ -582,8 +582,7 @@ fn report_batch<'q>(
             let scores = db.to_input_order(&sorted_scores);
             let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
             // Every sequence's E-value, side by side too: with one query a
-            // batch (a GPU) this is the report's longest step, and it runs
-            // while the next query is scored.
+            // batch (a GPU) the batch's queries give no parallelism.
             let ln_evalues: Vec<f64> = scores
                 .par_iter()
                 .zip(lengths)
