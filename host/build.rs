@@ -14,7 +14,8 @@
 //! group kernels' bounds are written into the PTX here: after each group
 //! entry point's parameter list, `.maxntid` (the block size the host
 //! launches) and `.maxnreg` (the register cap of its configuration for the
-//! build's architecture, `gpu_kernels::group_i16x2::CONFIGS`), which ptxas
+//! build's architecture, `gpu_kernels::group_i16x2::CONFIGS` and
+//! `gpu_kernels::query_group_i16x2::CONFIGS`), which ptxas
 //! and the driver's JIT honour as nvcc's `__launch_bounds__` and
 //! `__maxnreg__`.
 
@@ -47,10 +48,21 @@ fn main() {
 }
 
 /// `ptx` with `.maxntid` and `.maxnreg` after the parameter list of every
-/// group entry point (module docs); fails if one is missing.
+/// group and query-group entry point (module docs); fails if one is
+/// missing.
 fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
     use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS};
-    let mut out = String::with_capacity(ptx.len() + 64 * CONFIGS.len());
+    use gpu_kernels::query_group_i16x2::CONFIGS as QUERY_CONFIGS;
+    let caps: Vec<(&str, u32)> = CONFIGS
+        .iter()
+        .map(|c| (c.symbol, c.max_registers(hopper)))
+        .chain(
+            QUERY_CONFIGS
+                .iter()
+                .map(|c| (c.symbol, c.max_registers(hopper))),
+        )
+        .collect();
+    let mut out = String::with_capacity(ptx.len() + 64 * caps.len());
     let mut bounds = None;
     let mut done = 0;
     for line in ptx.lines() {
@@ -60,21 +72,20 @@ fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
             .strip_prefix(".visible .entry ")
             .and_then(|rest| rest.strip_suffix('('))
         {
-            bounds = CONFIGS.iter().find(|c| c.symbol == name);
+            bounds = caps.iter().find(|(symbol, _)| *symbol == name);
         } else if line == ")"
-            && let Some(config) = bounds.take()
+            && let Some((_, registers)) = bounds.take()
         {
             out.push_str(&format!(
-                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {}\n",
-                config.max_registers(hopper)
+                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {registers}\n"
             ));
             done += 1;
         }
     }
-    if done != CONFIGS.len() {
+    if done != caps.len() {
         fail(&format!(
             "launch bounds written for {done} of the {} group entry points",
-            CONFIGS.len()
+            caps.len()
         ));
     }
     out

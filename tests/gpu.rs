@@ -661,3 +661,100 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
         one.score_all(&long).expect("GPU 0 scores")
     );
 }
+
+/// The query-group kernel on the GPU against the reference: 100,000
+/// database sequences (and 12,000-, 9,000- and 5,000-residue ones, an empty
+/// one, a one-residue one) with queries of one pass, two and several, on 1
+/// and 8 streams; a budget too small for every pair's border at once (a
+/// chunk in several launches per pass); then every matrix and gap setting
+/// on a small database, with scores above 16 bits (rescued), gap costs the
+/// 8-bit profile cannot take (`group-i16x2` runs) and beyond 16 bits.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_query_group_matches_the_reference() {
+    use host::kernel::Kernel;
+    let choice = KernelChoice::One(Kernel::QueryGroupI16x2);
+    let mut rng = hay::rng(120);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 100_000, 3000, true);
+    for len in [12_000, 9_000, 5_000, 0, 1] {
+        seqs.push(hay::random_codes(&mut rng, len, false));
+    }
+    let db = hay::database(seqs);
+    let queries: Vec<Vec<u8>> = [144, 600, 1500]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let scoring = hay::blosum62(10, 1);
+    let expected = reference_scores(&queries, &db, &scoring);
+    let plan = gpu0_plan(choice, &db, &scoring);
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    let small = Budget(db.total_residues() as usize * 3);
+    for (streams, budget) in [(1, budget), (8, budget), (8, small)] {
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+            .streams(streams)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        for (query, want) in queries.iter().zip(&expected) {
+            let got = engine.score_all(query).expect("GPU 0 scores");
+            let wrong: Vec<usize> = (0..db.len()).filter(|&i| got[i] != want[i]).collect();
+            assert!(
+                wrong.is_empty(),
+                "{plan} on {streams} streams, query length {}: {} mismatches of {}, first at target length {}",
+                query.len(),
+                wrong.len(),
+                db.len(),
+                db.length(wrong[0])
+            );
+        }
+    }
+    eprintln!(
+        "gpu: query-group-i16x2, {} pairs compared with the reference, 0 mismatches",
+        3 * queries.len() * db.len()
+    );
+
+    let long = hay::random_codes(&mut rng, 3000, false);
+    let query = hay::random_codes(&mut rng, 700, true);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 2_000, 2000, true);
+    seqs.extend((0..20).map(|_| hay::mutate(&mut rng, &query, 0.6)));
+    // Self-similar pairs scoring far above 32,640: rescued in 32 bits.
+    seqs.push(long.clone());
+    seqs.push(hay::mutate(&mut rng, &long, 0.95));
+    let db = hay::database(seqs);
+    let gaps = hay::GAP_SETTINGS
+        .iter()
+        .copied()
+        .chain([(115, 1), (116, 1), (12_000, 3_000)]);
+    for matrix in hay::matrices() {
+        for (open, extend) in gaps.clone() {
+            let scoring = host::scoring::Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(open, extend).unwrap(),
+            };
+            // The long query (several passes, rescued scores) with
+            // BLOSUM62 and the gap costs of each path.
+            let mut queries = vec![query.clone()];
+            if matrix.name().eq_ignore_ascii_case("blosum62")
+                && [(10, 1), (116, 1), (12_000, 3_000)].contains(&(open, extend))
+            {
+                queries.push(long.clone());
+            }
+            let expected = reference_scores(&queries, &db, &scoring);
+            let plan = gpu0_plan(choice, &db, &scoring);
+            let mut engine = GpuEngine::builder(0, scoring.clone(), plan)
+                .streams(8)
+                .database(&db, budget)
+                .expect("GPU 0 opens");
+            for (q, want) in queries.iter().zip(&expected) {
+                let got = engine.score_all(q).expect("GPU 0 scores");
+                let wrong = (0..db.len()).filter(|&i| got[i] != want[i]).count();
+                assert_eq!(
+                    wrong,
+                    0,
+                    "{} {open}/{extend}, query length {}",
+                    matrix.name(),
+                    q.len()
+                );
+            }
+        }
+    }
+}

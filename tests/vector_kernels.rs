@@ -356,3 +356,130 @@ fn group_kernel_wide_and_several_pass_configurations_match_the_oracle() {
         check_group(&query, &seqs, gaps, [5, 7][k % 2]);
     }
 }
+
+/// The query-group kernel in configuration `config` through its adapter's
+/// emulated run, on `query` against `seqs` in chunks of `threads`
+/// sequences, against the reference.
+fn check_query_group(
+    config: usize,
+    query: &[u8],
+    seqs: &[Vec<u8>],
+    scoring: &host::scoring::Scoring,
+    threads: usize,
+) {
+    use host::kernel::Kernel;
+    use host::kernel::query_group::run_emulated_config;
+    let db = hay::database(seqs.to_vec());
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let profile = Kernel::QueryGroupI16x2.profile(query, &scoring.matrix);
+    let got: Vec<i32> = plan_chunks(&lengths, limits)
+        .into_iter()
+        .flat_map(|r| {
+            run_emulated_config(
+                config,
+                &PackedChunk::pack(&db, r),
+                &profile,
+                scoring.gaps.kernel_gaps(),
+            )
+            .unwrap()
+        })
+        .collect();
+    for i in 0..db.len() {
+        assert_eq!(
+            got[i],
+            local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps),
+            "configuration {}, gaps {:?}, query length {}, target length {}, {threads} a chunk",
+            gpu_kernels::query_group_i16x2::CONFIGS[config].symbol,
+            scoring.gaps,
+            query.len(),
+            db.length(i)
+        );
+    }
+}
+
+/// Every configuration of the query-group kernel on queries shorter than
+/// a group, one column short of a pass, a whole pass, one column past it
+/// and several passes; pairs of unequal lengths (rows past the shorter
+/// one), empty and one-residue sequences, odd counts, homologs with gaps;
+/// under every gap setting, and at the edge of the 8-bit bias (`first` =
+/// 116 with BLOSUM62's 11: every window byte up to 127) and past it, where
+/// `group-i16x2` runs instead.
+#[test]
+fn query_group_kernel_matches_the_oracle_in_every_configuration() {
+    use gpu_kernels::query_group_i16x2::CONFIGS;
+    use host::scoring::Scoring;
+    let mut rng = StdRng::seed_from_u64(8);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let base = random_codes(&mut rng, 1200);
+    let gaps: Vec<(i32, i32)> = GAPS.iter().copied().chain([(115, 1), (116, 1)]).collect();
+    for (k, config) in CONFIGS.iter().enumerate() {
+        let w = config.width();
+        let lengths = [1, w - 1, w, w + 1, (2 * w + 3).min(1100), config.lanes - 1];
+        for (j, &m) in lengths.iter().enumerate() {
+            let query = if j % 2 == 0 {
+                mutate(&mut rng, &base[..m.min(base.len())])
+            } else {
+                random_codes(&mut rng, m)
+            };
+            let mut seqs: Vec<Vec<u8>> = (0..9)
+                .map(|i| match i % 3 {
+                    0 => mutate(&mut rng, &query),
+                    1 => {
+                        let len = rng.random_range(0..300);
+                        random_codes(&mut rng, len)
+                    }
+                    _ => base[..rng.random_range(1..400)].to_vec(),
+                })
+                .collect();
+            seqs.extend([vec![], vec![7], random_codes(&mut rng, 37)]);
+            let (open, extend) = gaps[(k + j) % gaps.len()];
+            let scoring = Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(open, extend).unwrap(),
+            };
+            check_query_group(k, &query, &seqs, &scoring, [3, 7, 12][j % 3]);
+        }
+    }
+}
+
+/// The query-group kernel at the edge of 16 bits (a matrix that scores W-W
+/// 100: a 327-residue all-W pair reaches 32,700 and is rescued in 32 bits,
+/// a 326-residue one stays at 32,600), with the out-of-range H in the
+/// first pass, in a later one, and carried over a pass border.
+#[test]
+fn query_group_kernel_rescues_scores_beyond_16_bits() {
+    use gpu_kernels::query_group_i16x2::CONFIGS;
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    use host::scoring::Scoring;
+    const W: u8 = 17;
+    let mut scores = *ScoreMatrix::by_name("blosum62").unwrap().scores();
+    scores[W as usize][W as usize] = 100;
+    let scoring = Scoring {
+        matrix: ScoreMatrix::from_scores("W100", scores),
+        gaps: GapPenalty::new(10, 1).unwrap(),
+    };
+    let mut rng = StdRng::seed_from_u64(9);
+    // One configuration of each width class: one pass and several.
+    for k in [0, 4, CONFIGS.len() - 1] {
+        let mut tail_w = random_codes(&mut rng, 300);
+        tail_w.extend(vec![W; 327]);
+        let seqs = vec![
+            vec![W; 327],
+            random_codes(&mut rng, 500),
+            vec![W; 326],
+            tail_w.clone(),
+            mutate(&mut rng, &vec![W; 400]),
+            vec![],
+            vec![W; 900],
+        ];
+        for query in [vec![W; 327], vec![W; 326], tail_w.clone(), vec![W; 1000]] {
+            check_query_group(k, &query, &seqs, &scoring, 3);
+            let best = local_score(&query, &seqs[0], &scoring.matrix, scoring.gaps);
+            assert!(best > SCORE_LIMIT || query.len() < 327);
+        }
+    }
+}

@@ -185,14 +185,14 @@ unsafe impl cudarc::driver::DeviceRepr for GroupParams {}
 /// An `i16x2` kept in an `i32` lane of a [`Vector`] (low half first, on
 /// the GPU and on the little-endian hosts alike).
 #[inline(always)]
-fn pair(bits: i32) -> i16x2 {
+pub(crate) fn pair(bits: i32) -> i16x2 {
     // SAFETY: both types are 32 bits of plain data.
     unsafe { core::mem::transmute::<i32, i16x2>(bits) }
 }
 
 /// The bits of an `i16x2`, for a lane of a [`Vector`].
 #[inline(always)]
-fn bits(x: i16x2) -> i32 {
+pub(crate) fn bits(x: i16x2) -> i32 {
     // SAFETY: as in `pair`.
     unsafe { core::mem::transmute::<i16x2, i32>(x) }
 }
@@ -225,19 +225,41 @@ impl GapAddends {
 
 /// The addends as `i16x2`.
 #[derive(Clone, Copy)]
-struct PackedGaps {
-    minus_first: i16x2,
-    minus_extend: i16x2,
+pub(crate) struct PackedGaps {
+    pub(crate) minus_first: i16x2,
+    pub(crate) minus_extend: i16x2,
 }
 
 impl PackedGaps {
     #[inline(always)]
-    fn new(g: GapAddends) -> Self {
+    pub(crate) fn new(g: GapAddends) -> Self {
         PackedGaps {
             minus_first: pair(g.minus_first as i32),
             minus_extend: pair(g.minus_extend as i32),
         }
     }
+}
+
+/// One cell of the biased update (module docs, *Biased update*): from the
+/// `o = H - first` of the cell diagonally above-left, the cell's score
+/// pair as the biased table holds it (`s + first`), the E entering from
+/// the left and the F from above, returns the cell's `o` and leaves the E
+/// for the next column in `e` and the F for the next row in `f`. Five
+/// add-and-max operations; E' depends on E through one.
+#[inline(always)]
+pub(crate) fn biased_cell(
+    diag: i16x2,
+    sub: i16x2,
+    e: &mut i16x2,
+    f: &mut i16x2,
+    g: PackedGaps,
+) -> i16x2 {
+    let x = (diag + sub).max_score(*f);
+    let y = (x + g.minus_first).max_score(g.minus_first);
+    let o = (*e + g.minus_first).max_score(y);
+    *e = (*e + g.minus_extend).max_score(y);
+    *f = (*f + g.minus_extend).max_score(o);
+    o
 }
 
 /// The state of one lane: its `R` columns of the pair. With `BIASED` (the
@@ -320,11 +342,9 @@ impl<const R: usize> Lane<R> {
             let sub = pair(*table_row.add(self.codes[col] as usize) as i32);
             let f = self.f[col];
             let h = if BIASED {
-                let x = (diag + sub).max_score(f);
-                let y = (x + g.minus_first).max_score(g.minus_first);
-                let o = (*e + g.minus_first).max_score(y);
-                *e = (*e + g.minus_extend).max_score(y);
-                self.f[col] = (f + g.minus_extend).max_score(o);
+                let mut f = f;
+                let o = biased_cell(diag, sub, e, &mut f, g);
+                self.f[col] = f;
                 o
             } else {
                 let h = (diag + sub).max_score(*e).max_score(f.max_score(zero));
@@ -370,7 +390,7 @@ unsafe fn code(p: &GroupParams, s: usize, len: usize, column: usize) -> u32 {
 
 /// One border slot: an H and an E (module docs, *Memory layout*).
 #[inline(always)]
-fn slot(h: i32, e: i32) -> u64 {
+pub(crate) fn slot(h: i32, e: i32) -> u64 {
     u64::from(h as u32) | (u64::from(e as u32) << 32)
 }
 
@@ -389,7 +409,7 @@ fn slot(h: i32, e: i32) -> u64 {
 /// # Safety
 /// `at` points at a readable slot in global memory.
 #[inline(always)]
-unsafe fn load_slot(at: *const u64) -> u64 {
+pub(crate) unsafe fn load_slot(at: *const u64) -> u64 {
     #[cfg(target_arch = "nvptx64")]
     {
         let both: u64;

@@ -18,6 +18,9 @@
 //! * [`group_i16x2`]: CUDASW++ 4.0's mapping: a group of lanes per pair of
 //!   database sequences, residues in registers, the query streamed through
 //!   the group by shuffles, 16-bit scores (DPX on Hopper).
+//! * [`query_group_i16x2`]: the same groups with the roles swapped: the
+//!   query's columns in the lanes, the database streamed through them, the
+//!   scores read sixteen at a time from a query profile in shared memory.
 //! * [`parallelogram`]: NESW's warp-per-pair anti-diagonal kernel.
 //! * [`traceback`]: gpu-pairAlign's fill and walk kernels (Blazewicz 2011) (one thread per pair,
 //!   alignments with traceback).
@@ -48,6 +51,7 @@ pub mod group_i16x2;
 pub mod layout;
 pub mod parallelogram;
 pub mod partitioned;
+pub mod query_group_i16x2;
 pub mod recurrence;
 pub mod simt;
 pub mod simt_i16x2;

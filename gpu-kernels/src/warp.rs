@@ -28,8 +28,31 @@ pub fn sync_warp() {
     }
 }
 
+/// The largest `x` of the calling warp's lanes (five butterfly shuffles).
+/// On the host a "warp" is one call, which holds one value.
+#[inline(always)]
+pub fn warp_max(x: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let mut x = x;
+        let mut d = 16;
+        while d > 0 {
+            // SAFETY: every lane of the warp executes this shuffle
+            // (kernels call it from warp-uniform control flow).
+            let other = unsafe { shfl_bfly(u32::MAX, x as i32, d, 31) } as u32;
+            x = if other > x { other } else { x };
+            d /= 2;
+        }
+        x
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    x
+}
+
 #[cfg(target_arch = "nvptx64")]
 unsafe extern "C" {
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_bfly(mask: u32, v: i32, lane_mask: u32, c: u32) -> i32;
 }

@@ -62,7 +62,7 @@ fn sequential_words(query_len: usize) -> usize {
 
 /// Words of the whole profile [`Group::profile`] makes for a query of
 /// `query_len` residues.
-fn profile_words(query_len: usize) -> usize {
+pub(super) fn profile_words(query_len: usize) -> usize {
     HEADER_WORDS + sequential_words(query_len) + TABLE_WORDS + query_words(query_len)
 }
 
@@ -190,17 +190,7 @@ impl Adapter for Group {
             }
         }
         // The rescue, as the GPU's second launch.
-        let rescued = with_chunk_params(chunk, parts.sequential, gaps, |simt: &SimtParams| {
-            // SAFETY: as `run_simt_i16x2_chunk`'s rescue: the SIMT buffers
-            // come from `with_chunk_params`, the scores from the group run.
-            unsafe {
-                for t in 0..threads {
-                    *simt.scores.add(t) = scores[t];
-                    simt_i16x2::rescue_sequence(simt, t as u32);
-                }
-            }
-        });
-        Ok(rescued)
+        Ok(rescue_emulated(chunk, parts.sequential, gaps, &scores))
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
@@ -236,93 +226,129 @@ impl Adapter for Group {
     }
 
     fn after_overlap(&self, l: &ChunkLaunch<'_>) -> Result<()> {
-        simt_launch(l, RESCUE_SYMBOL)
+        simt_launch(l, RESCUE_SYMBOL, 0)
     }
 
     fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {
-        let threads = l.sequences();
-        let query_len = l.query_len();
-        l.check_sizes(l.profile_words() == profile_words(query_len))?;
-        let gaps = l.gaps();
-        if !simt_i16x2::gaps_fit(gaps) {
-            return simt_launch(l, "sw_simt_i32");
-        }
-        let config = config_for(l.longest());
-        let Config {
-            symbol,
-            lanes,
-            passes: multi_pass,
-            ..
-        } = CONFIGS[config];
-        let pairs = threads.div_ceil(2);
-        // The several-pass configurations (chosen for chunks wider than
-        // every single pass) take a border scratch of `scratch_words` per
-        // pair of the launch: such chunks run in launches of at most what
-        // the scratch holds.
-        let per_launch = if multi_pass {
-            (2 * l.scratch_pairs() / scratch_words(query_len).max(1)).min(pairs)
-        } else {
-            pairs
-        };
-        l.check_sizes(per_launch > 0 || pairs == 0)?;
-        let ptrs = l.pointers(if multi_pass {
-            WorkBuffer::Scratch
-        } else {
-            WorkBuffer::Nothing
-        })?;
-        let sequential = ptrs.profile + 4 * HEADER_WORDS as u64;
-        let table = sequential + 4 * sequential_words(query_len) as u64;
-        let mut first_pair = 0;
-        while first_pair < pairs {
-            let launch_pairs = per_launch.min(pairs - first_pair);
-            let params = GroupParams {
-                table: table as *const u32,
-                query: (table + 4 * TABLE_WORDS as u64) as *const u32,
-                residues: ptrs.residues as *const u32,
-                lengths: ptrs.lengths as *const u32,
-                scores: ptrs.scores as *mut i32,
-                query_len: query_len as u32,
-                threads: threads as u32,
-                gaps: GapAddends::new(gaps),
-                first_pair: first_pair as u32,
-                scratch: if multi_pass {
-                    ptrs.buffer as *mut u32
-                } else {
-                    std::ptr::null_mut()
-                },
-            };
-            let grid = vector_grid(launch_pairs * lanes, SHARED_BYTES as u32);
-            // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, the
-            // configuration is `config_for` the chunk (wider sequences only
-            // with 32 lanes, and then the scratch holds `launch_pairs` pairs'
-            // borders, checked above), the profile holds the table and the
-            // query's codes where `params` points (size checked above),
-            // blocks of whole warps with the table's shared memory (the
-            // limit set when the module was loaded), a group for every pair
-            // of the launch; launches in stream order share the scratch.
-            unsafe { l.launch_params(symbol, &params, grid, "running the group kernel")? };
-            first_pair += launch_pairs;
-        }
-        drop(ptrs);
-        // Beside other chunks the rescue waits: it needs the row buffer.
-        if l.overlapping() {
-            Ok(())
-        } else {
-            simt_launch(l, RESCUE_SYMBOL)
-        }
+        launch_group(l, 0)
     }
+}
+
+/// [`Group`]'s launch on `l`'s chunk, whose profile is a group profile
+/// followed by `suffix` words of another kernel's (the query-group
+/// kernels' profile starts with one: `super::query_group`).
+pub(super) fn launch_group(l: &ChunkLaunch<'_>, suffix: usize) -> Result<()> {
+    let threads = l.sequences();
+    let query_len = l.query_len();
+    l.check_sizes(l.profile_words() == profile_words(query_len) + suffix)?;
+    let gaps = l.gaps();
+    if !simt_i16x2::gaps_fit(gaps) {
+        return simt_launch(l, "sw_simt_i32", suffix);
+    }
+    let config = config_for(l.longest());
+    let Config {
+        symbol,
+        lanes,
+        passes: multi_pass,
+        ..
+    } = CONFIGS[config];
+    let pairs = threads.div_ceil(2);
+    // The several-pass configurations (chosen for chunks wider than
+    // every single pass) take a border scratch of `scratch_words` per
+    // pair of the launch: such chunks run in launches of at most what
+    // the scratch holds.
+    let per_launch = if multi_pass {
+        (2 * l.scratch_pairs() / scratch_words(query_len).max(1)).min(pairs)
+    } else {
+        pairs
+    };
+    l.check_sizes(per_launch > 0 || pairs == 0)?;
+    let ptrs = l.pointers(if multi_pass {
+        WorkBuffer::Scratch
+    } else {
+        WorkBuffer::Nothing
+    })?;
+    let sequential = ptrs.profile + 4 * HEADER_WORDS as u64;
+    let table = sequential + 4 * sequential_words(query_len) as u64;
+    let mut first_pair = 0;
+    while first_pair < pairs {
+        let launch_pairs = per_launch.min(pairs - first_pair);
+        let params = GroupParams {
+            table: table as *const u32,
+            query: (table + 4 * TABLE_WORDS as u64) as *const u32,
+            residues: ptrs.residues as *const u32,
+            lengths: ptrs.lengths as *const u32,
+            scores: ptrs.scores as *mut i32,
+            query_len: query_len as u32,
+            threads: threads as u32,
+            gaps: GapAddends::new(gaps),
+            first_pair: first_pair as u32,
+            scratch: if multi_pass {
+                ptrs.buffer as *mut u32
+            } else {
+                std::ptr::null_mut()
+            },
+        };
+        let grid = vector_grid(launch_pairs * lanes, SHARED_BYTES as u32);
+        // SAFETY: `sw_group_i16x2_*`'s duties: the gaps fit 16 bits, the
+        // configuration is `config_for` the chunk (wider sequences only
+        // with 32 lanes, and then the scratch holds `launch_pairs` pairs'
+        // borders, checked above), the profile holds the table and the
+        // query's codes where `params` points (size checked above),
+        // blocks of whole warps with the table's shared memory (the
+        // limit set when the module was loaded), a group for every pair
+        // of the launch; launches in stream order share the scratch.
+        unsafe { l.launch_params(symbol, &params, grid, "running the group kernel")? };
+        first_pair += launch_pairs;
+    }
+    drop(ptrs);
+    // Beside other chunks the rescue waits: it needs the row buffer.
+    if l.overlapping() {
+        Ok(())
+    } else {
+        simt_launch(l, RESCUE_SYMBOL, suffix)
+    }
+}
+
+/// The sequential part of a group profile (for the rescue and the
+/// fallbacks); an internal error if `profile` is no group profile.
+pub(super) fn sequential_part(profile: &[u32]) -> Result<&[u32]> {
+    parts(profile).map(|p| p.sequential)
+}
+
+/// The 16-bit kernels' second launch on the host: `scores` with every
+/// score above the 16-bit limit realigned in 32 bits (`sequential` the
+/// query's sequential profile).
+pub(super) fn rescue_emulated(
+    chunk: &PackedChunk,
+    sequential: &[u32],
+    gaps: Gaps,
+    scores: &[i32],
+) -> Vec<i32> {
+    with_chunk_params(chunk, sequential, gaps, |simt: &SimtParams| {
+        // SAFETY: as `run_simt_i16x2_chunk`'s rescue: the SIMT buffers come
+        // from `with_chunk_params` (one score per sequence of the chunk, as
+        // `scores` has), the scores from the 16-bit run.
+        unsafe {
+            for (t, &score) in scores.iter().enumerate() {
+                *simt.scores.add(t) = score;
+                simt_i16x2::rescue_sequence(simt, t as u32);
+            }
+        }
+    })
 }
 
 /// Queues SIMT entry point `symbol` (`sw_simt_i32`, `sw_simt_i16x2` or the
 /// rescue) on `l`'s chunk, one thread a sequence, with the group profile's
-/// sequential part and the row buffer.
-fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str) -> Result<()> {
+/// sequential part and the row buffer; the profile is a group profile and
+/// `suffix` words after it.
+pub(super) fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str, suffix: usize) -> Result<()> {
     let threads = l.sequences();
     let query_len = l.query_len();
     // The sequential profile's words per residue code (whole strips).
     let strip_words = gpu_kernels::layout::profile_words(query_len);
     l.check_sizes(
-        l.profile_words() == profile_words(query_len)
+        l.profile_words() == profile_words(query_len) + suffix
             && l.row_buffer_pairs() >= l.words_per_sequence() * 4 * threads,
     )?;
     let profile = l.pointers(WorkBuffer::Rows)?.profile;

@@ -4,7 +4,7 @@
 //!
 //! A kernel is one unit here. Its source is one file in `gpu-kernels/`; its
 //! adapter (one file a family in this folder: [`simt`], [`striped`],
-//! [`partitioned`], [`parallelogram`]) knows the three things the host does
+//! [`partitioned`], [`parallelogram`], [`group`], [`query_group`]) knows the three things the host does
 //! with it: build the query profile in the layout the kernel reads, run one
 //! chunk on the host (the kernel's own source, its warp emulated), and launch
 //! it on one GPU chunk ([`crate::engine::gpu::launch::ChunkLaunch`]). The
@@ -23,6 +23,7 @@ pub mod occupancy;
 pub mod parallelogram;
 pub mod partitioned;
 pub mod plan;
+pub mod query_group;
 pub mod simt;
 pub mod striped;
 
@@ -119,6 +120,13 @@ pub enum Kernel {
     /// streamed through the group; one configuration per chunk by its
     /// longest sequence, `simt-i16x2` past the widest, rescued in 32 bits.
     GroupI16x2,
+    /// `GroupI16x2`'s groups with the roles swapped: the query's columns
+    /// in the lanes, the database streamed through them, the scores read
+    /// sixteen at a time from a query profile in shared memory; one
+    /// configuration per query and chunk, a launch per pass of the query;
+    /// rescued in 32 bits. Runs `GroupI16x2` where the gap-open cost added
+    /// to the matrix's scores leaves 8 bits.
+    QueryGroupI16x2,
 }
 
 /// One line of the catalogue: what `warpsw kernels` lists about a kernel.
@@ -213,6 +221,14 @@ pub const KERNELS: &[KernelInfo] = &[
         symbol: "sw_group_i16x2_g16_r16",
         paper: "CUDASW++ 4.0 (Schmidt 2024): lane groups, residues in registers, query by shuffles, packed 16-bit scores",
         mapping: "4-32 lanes per two database sequences (16-bit halves), 4-32 columns per lane, query streamed through the group; one configuration per chunk, several passes beyond 1024 residues; overflow rescored in 32 bits",
+        score_bits: 16,
+    },
+    KernelInfo {
+        kernel: Kernel::QueryGroupI16x2,
+        name: "query-group-i16x2",
+        symbol: "sw_query_group_i16x2_g16_r32",
+        paper: "CUDASW++ 4.0's lane groups (Schmidt 2024) with the query profile of SW-CUDA (Manavski 2008) and CUDASW++ 2.0 (Liu 2010), packed 16-bit scores",
+        mapping: "8-16 lanes per two database sequences (16-bit halves), 8-32 query columns per lane, database streamed through the group, scores by 16-byte shared loads; a launch per pass of the query; overflow rescored in 32 bits",
         score_bits: 16,
     },
 ];
@@ -311,6 +327,7 @@ impl Kernel {
                 Handoff::SharedMemory => &parallelogram::Parallelogram::SHARED_MEMORY,
             },
             Kernel::GroupI16x2 => &group::Group,
+            Kernel::QueryGroupI16x2 => &query_group::QueryGroup,
         }
     }
 
@@ -346,6 +363,7 @@ impl Kernel {
     pub fn chunk_widths(self) -> Vec<usize> {
         match self {
             Kernel::GroupI16x2 => group::chunk_widths(),
+            Kernel::QueryGroupI16x2 => query_group::chunk_widths(),
             _ => Vec::new(),
         }
     }
@@ -402,6 +420,7 @@ mod tests {
             all.push(Kernel::Parallelogram(handoff));
         }
         all.push(Kernel::GroupI16x2);
+        all.push(Kernel::QueryGroupI16x2);
         all
     }
 

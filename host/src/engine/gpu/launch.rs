@@ -58,6 +58,8 @@ pub struct ChunkLaunch<'a> {
     pub(crate) scratch: Option<Scratch<'a>>,
     pub(crate) sm_count: usize,
     pub(crate) gaps: Gaps,
+    /// The largest score of the substitution matrix.
+    pub(crate) max_score: i32,
     /// The launch runs beside other chunks' launches on a stream of its
     /// own ([`crate::kernel::Adapter::overlaps`]): it must not use the row
     /// buffer, and leaves that work to [`crate::kernel::Adapter::after_overlap`].
@@ -141,6 +143,12 @@ impl<'a> ChunkLaunch<'a> {
     /// Gap penalties in the kernels' form.
     pub fn gaps(&self) -> Gaps {
         self.gaps
+    }
+
+    /// The largest score of the substitution matrix (what a kernel that
+    /// adds a gap cost to 8-bit scores checks).
+    pub fn max_score(&self) -> i32 {
+        self.max_score
     }
 
     /// Pairs of i32 in the row buffer.

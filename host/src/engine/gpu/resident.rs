@@ -648,6 +648,7 @@ impl GpuEngine {
             scratch,
             sm_count: self.sm_count,
             gaps: self.scoring.gaps.kernel_gaps(),
+            max_score: self.scoring.matrix.max_score(),
             overlapping: overlap.is_some(),
         })
     }

@@ -1,0 +1,766 @@
+//! `sw_query_group_i16x2_*`: local alignment scores, a group of lanes per
+//! pair of database sequences with the roles of [`crate::group_i16x2`]
+//! swapped: the query's columns sit in the group's lanes and the pair's
+//! residues stream through the group; each lane reads its columns' scores
+//! from a query profile in shared memory, sixteen at a time; 16-bit
+//! scores, two sequences per register; out-of-range scores rescued in 32
+//! bits by `sw_simt_i16x2_rescue`.
+//!
+//! The group and its shuffles are CUDASW++ 4.0's (Schmidt, B., Kallenborn,
+//! F., Chacon, A. & Hundt, C. (2024). *CUDASW++4.0: ultra-fast GPU-based
+//! Smith-Waterman protein sequence database search.* BMC Bioinformatics
+//! 25:342); the scores come from the query profile of SW-CUDA (Manavski,
+//! S. A. & Valle, G. (2008). *CUDA compatible GPU cards as efficient
+//! hardware accelerators for Smith-Waterman sequence alignment.* BMC
+//! Bioinformatics 9(Suppl 2):S10) and CUDASW++ 2.0 (Liu, Schmidt &
+//! Maskell 2010): for a database letter, the scores of consecutive query
+//! positions side by side. Why swap: in `group_i16x2` every lane looks up
+//! its own (query letter, residue pair) word of a pair table, 32 random
+//! words a warp load, which costs the shared-memory pipe about 3.5
+//! wavefronts per 64 cells; that pipe, not the arithmetic, sets its pace
+//! (benches/RESULTS.md). Here a lane's columns are consecutive query
+//! positions, so one 16-byte load brings the scores of 16 of them for one
+//! database letter, and the lanes of a warp read disjoint banks: 4
+//! wavefronts per 512 cells. Per cell what is left is the cell update
+//! (five add-and-max operations for two cells) and one byte permute that
+//! makes the two sequences' scores one `i16x2`.
+//!
+//! # Thread mapping
+//! 1-D grid of blocks of whole warps; global group `p = thread / G` aligns
+//! the query with sequences `2p` (low half) and `2p + 1` (high half, absent
+//! when the chunk has an odd number) of the chunk. A launch is one *pass*:
+//! the query columns `pass·W .. (pass+1)·W` (`W = G·R`), lane `l` of the
+//! group holding columns `pass·W + l·R ..` of them. The pair's residues
+//! stream through the group as a wavefront: at step `t` lane `l` computes
+//! database row `t - l` across its `R` columns, then hands its last
+//! column's `H`, the `E` leaving it and the row's two residue codes to lane
+//! `l + 1` by one shuffle each. Lane 0 takes row `t`'s residues from the
+//! chunk and its left border from the pass before (the matrix's left
+//! border, `H = 0` and no gap, in the first pass). Every group of a warp
+//! runs the same steps, `n + G - 1` rounded up to whole iterations of four,
+//! `n` the longest sequence of the warp's pairs.
+//!
+//! A query of `m` residues takes `ceil(m / W)` launches on a chunk, in
+//! stream order. Between them, the last lane's `H` and `E` of every row go
+//! through the border scratch in global memory, a slot (an `H` and an `E`,
+//! two `i16x2`) per step: slot `t` holds what the last lane handed out at
+//! step `t` (row `t - G + 1`), and lane 0 of the next pass reads row `r`
+//! from slot `r + G - 1`. Each pass keeps the best of its cells and the
+//! score written is the best of every pass so far.
+//!
+//! # Memory layout
+//! The chunk in the SIMT layout (residues interleaved by sequence, 4 per
+//! word; [`crate::layout`]). The query profile in global memory, built by
+//! the host: [`NUM_CODES`] rows of [`profile_row_words`] words, byte `j` of
+//! row `c` the score `s(q_j, c)` of query position `j` against residue code
+//! `c` (`PAD_SCORE` past the query's end and for the pad code). Each block
+//! first copies its pass's columns into shared memory, `s + first` in each
+//! byte ([`biased_bytes`]), as its *window*: for residue code `c`, slice
+//! `k` (columns `16k .. 16k + 16` of a lane) and lane `l`, 16 bytes at word
+//! `((c · K + k) · G + l) · 4` (`K` = [`slices`]`(R)`). A lane's load of
+//! slice `k` for a residue reads the 16 bytes at its own offset; eight
+//! consecutive lanes read 128 consecutive bytes of the window (same code)
+//! or bytes 128 apart in different codes' rows (rows are a multiple of 128
+//! bytes), so the load takes its 4 wavefronts.
+//!
+//! # Exactness
+//! As [`crate::group_i16x2`]'s biased update ([`crate::group_i16x2`],
+//! *Biased update*), with `s + first` from the window instead of the pair
+//! table: the host launches this kernel only when every profile byte plus
+//! `first` fits an `i8` ([`bias_fits`]), so the byte the permute
+//! sign-extends is `s + first` exactly, and every 16-bit value is exact
+//! while every H is at most [`SCORE_LIMIT`]; the first H above it is exact
+//! and the best keeps it. Across passes the border carries exact values up
+//! to the first out-of-range H, which the pass that computed it keeps in
+//! its best; the running best of the passes keeps it too, so the pair is
+//! rescued.
+//!
+//! # Padding
+//! Rows past a sequence's end are the pad code, columns past the query's
+//! end score the pad score, and the rows a lane computes before row 0 (the
+//! wavefront's fill) use the pad code: they leave `H = 0` and an F of
+//! `-first`, which is what row 0 takes from the matrix's top border. Every
+//! padded cell's H is `max(0, diag - 128, E, F)`, E and F falling from the
+//! H they came from, so no padded cell exceeds the best real cell.
+
+use core::simd::i16x2;
+
+use crate::group_i16x2::{GapAddends, PackedGaps, biased_cell, bits, load_slot, pair, slot};
+use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
+use crate::recurrence::Score;
+pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
+use crate::vector::Vector;
+
+/// Columns of one slice of a lane's columns: one 16-byte load.
+pub const SLICE_COLUMNS: usize = 16;
+
+/// The widest pass of any configuration (`G · R`): the profile's rows
+/// extend this far past the query.
+pub const MAX_PASS_COLUMNS: usize = 16 * 32;
+
+/// Slices of a lane of `columns` columns.
+pub const fn slices(columns: usize) -> usize {
+    columns.div_ceil(SLICE_COLUMNS)
+}
+
+/// Words of a profile row for a query of `query_len` residues: every
+/// column a pass of any configuration reads, whole 16-byte slices.
+pub const fn profile_row_words(query_len: usize) -> usize {
+    (query_len + MAX_PASS_COLUMNS).div_ceil(SLICE_COLUMNS) * SLICE_COLUMNS / 4
+}
+
+/// Words of a block's window for `lanes` lanes of `columns` columns.
+pub const fn window_words(lanes: usize, columns: usize) -> usize {
+    NUM_CODES * slices(columns) * lanes * 4
+}
+
+/// Whether `first` added to every byte of a profile whose scores lie in
+/// `[min, max]` stays an `i8` (module docs, *Exactness*); the pad score
+/// (-128) is among the scores.
+pub const fn bias_fits(max: i32, first: i32) -> bool {
+    first >= 0 && first <= 127 && max + first <= 127
+}
+
+/// `word`'s four bytes plus `first` each, as `i8` (no carry between
+/// bytes), when every sum fits an `i8` ([`bias_fits`]).
+///
+/// ```
+/// use gpu_kernels::query_group_i16x2::biased_bytes;
+/// let word = u32::from_le_bytes([0x80, 0xfc, 11, 0]); // -128, -4, 11, 0
+/// assert_eq!(biased_bytes(word, 11).to_le_bytes(), [0x8b, 7, 22, 11]);
+/// ```
+#[inline(always)]
+pub fn biased_bytes(word: u32, first: u32) -> u32 {
+    let f = first.wrapping_mul(0x0101_0101);
+    ((word & 0x7f7f_7f7f).wrapping_add(f & 0x7f7f_7f7f)) ^ ((word ^ f) & 0x8080_8080)
+}
+
+/// The parameter block of the query-group kernels: one pass of the query
+/// over a range of the chunk's pairs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct QueryGroupParams {
+    /// The query profile ([`NUM_CODES`] rows of `row_words` words, module
+    /// docs).
+    pub profile: *const u32,
+    /// Packed residues of the chunk, interleaved by sequence as for SIMT.
+    pub residues: *const u32,
+    /// Length in residues of each sequence of the chunk, `threads` entries.
+    pub lengths: *const u32,
+    /// One score per sequence of the chunk, `threads` entries: written by
+    /// the first pass, raised by the later ones.
+    pub scores: *mut i32,
+    /// The border between passes: `slots` slots of two words for each
+    /// pair of the launch, `pair - first_pair` its index, 8-byte aligned
+    /// (null when `passes` is 1).
+    pub scratch: *mut u32,
+    /// Words per profile row ([`profile_row_words`] of the query).
+    pub row_words: u32,
+    /// Number of sequences in the chunk.
+    pub threads: u32,
+    /// Words per sequence of the chunk's packed residues.
+    pub words: u32,
+    /// The launch's pairs are `first_pair ..`.
+    pub first_pair: u32,
+    /// This launch's pass, `0 .. passes`.
+    pub pass: u32,
+    /// Passes of the query (`ceil(m / (G · R))`).
+    pub passes: u32,
+    /// Slots of border scratch per pair ([`scratch_slots`] of the chunk's
+    /// longest sequence).
+    pub slots: u32,
+    /// Gap costs, packed ([`GapAddends::new`] of gaps that [`gaps_fit`]).
+    pub gaps: GapAddends,
+}
+
+// SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for QueryGroupParams {}
+
+/// Slots of border scratch a pair of sequences of at most `longest`
+/// residues needs: a step of the widest group each.
+pub const fn scratch_slots(longest: usize) -> usize {
+    (longest + 31).next_multiple_of(4)
+}
+
+/// Word `i` of the window of pass `pass` for `lanes` lanes of `columns`
+/// columns: the profile word it copies, or `None` for the words of a
+/// slice past the lane's columns, which no lane reads.
+#[inline(always)]
+pub fn window_source(
+    i: usize,
+    lanes: usize,
+    columns: usize,
+    pass: usize,
+    row_words: usize,
+) -> Option<usize> {
+    let word = i % 4;
+    let lane = (i / 4) % lanes;
+    let slice = (i / 4 / lanes) % slices(columns);
+    let code = i / (4 * lanes * slices(columns));
+    let column = SLICE_COLUMNS * slice + 4 * word;
+    if column >= columns {
+        return None;
+    }
+    Some(code * row_words + (pass * lanes * columns + lane * columns + column) / 4)
+}
+
+/// A 16-byte slice of a window row, as one load reads it.
+#[cfg(target_arch = "nvptx64")]
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Slice([u32; 4]);
+
+/// The slice at `at`: one 16-byte shared-memory load on the GPU (the
+/// window is 16-byte aligned there); on the host, where the window is a
+/// vector of words, an unaligned read.
+///
+/// # Safety
+/// `at` points at four readable words, 16-byte aligned on the GPU.
+#[inline(always)]
+unsafe fn load_slice(at: *const u32) -> [u32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        (*at.cast::<Slice>()).0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    at.cast::<[u32; 4]>().read_unaligned()
+}
+
+/// The state of one lane: its `R` columns of the query, every H kept as
+/// `H - first` (the biased update).
+struct Lane<const R: usize> {
+    /// H of each column in the row the lane computed last.
+    h: [i16x2; R],
+    /// F of each column in the row the lane computes next.
+    f: [i16x2; R],
+    /// The best H so far.
+    best: i16x2,
+    /// H of the column left of the lane's first, in the row computed last.
+    left_h_above: i16x2,
+}
+
+impl<const R: usize> Lane<R> {
+    /// A lane above the matrix's top row.
+    #[inline(always)]
+    fn new(h_zero: i16x2) -> Self {
+        Lane {
+            h: [h_zero; R],
+            f: [i16x2::splat(NEG_INF_I16); R],
+            best: h_zero,
+            left_h_above: h_zero,
+        }
+    }
+
+    /// Computes one row across the lane's columns. `low_row` and
+    /// `high_row` point at the lane's first slice in the window rows of the
+    /// row's two residues, `slice_stride` words apart from one slice to
+    /// the next; `left_h` and `left_e` are the H left of the lane's first
+    /// column in this row and the E entering it. Returns the H of the
+    /// lane's last column and the E leaving it.
+    ///
+    /// # Safety
+    /// Both rows hold [`slices`]`(R)` readable slices `slice_stride` words
+    /// apart ([`load_slice`]).
+    #[inline(always)]
+    unsafe fn row(
+        &mut self,
+        low_row: *const u32,
+        high_row: *const u32,
+        slice_stride: usize,
+        left_h: i16x2,
+        left_e: i16x2,
+        g: PackedGaps,
+    ) -> (i16x2, i16x2) {
+        let mut low = [[0u32; 4]; 2];
+        let mut high = [[0u32; 4]; 2];
+        for k in 0..slices(R) {
+            low[k] = load_slice(low_row.add(k * slice_stride));
+            high[k] = load_slice(high_row.add(k * slice_stride));
+        }
+        let mut diag = self.left_h_above;
+        self.left_h_above = left_h;
+        let mut e = left_e;
+        let mut best = self.best;
+        let mut cell = |col: usize, e: &mut i16x2| -> i16x2 {
+            let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
+            let sub = score_pair(low[k][word], high[k][word], byte);
+            let mut f = self.f[col];
+            let o = biased_cell(diag, sub, e, &mut f, g);
+            self.f[col] = f;
+            diag = self.h[col];
+            self.h[col] = o;
+            o
+        };
+        // Two columns at a time: one three-way max keeps the best of both.
+        let mut k = 0;
+        while k + 1 < R {
+            let h0 = cell(k, &mut e);
+            let h1 = cell(k + 1, &mut e);
+            best = best.max_score(h0.max_score(h1));
+            k += 2;
+        }
+        if k < R {
+            let h = cell(k, &mut e);
+            best = best.max_score(h);
+        }
+        self.best = best;
+        (self.h[R - 1], e)
+    }
+}
+
+/// One pass (`p.pass`) of the query over sequences `2 * pair_index` and
+/// `2 * pair_index + 1` of the chunk on one group of `V::VL` lanes of `R`
+/// columns each, `window` the block's window of the pass; writes (first
+/// pass) or raises (later passes) the pair's scores, above
+/// [`SCORE_LIMIT`] when out of range.
+///
+/// `N` is the number of lanes the calling code computes: `V::VL` on the host
+/// (one call computes the whole group), 1 on the GPU (each thread its own
+/// lane).
+///
+/// A pair past the chunk's end (`2 * pair_index >= p.threads`) aligns
+/// nothing and writes nothing, but runs every step with its warp.
+///
+/// # Safety
+/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and every
+///   profile byte plus `first` fits an `i8` ([`bias_fits`]).
+/// * `window` holds [`window_words`]`(V::VL, R)` words (16-byte aligned on
+///   the GPU), as
+///   [`window_source`] and [`biased_bytes`] make them for `p.pass`.
+/// * `p.residues` holds `p.words` words per sequence, every sequence of the
+///   chunk has at most `4 * p.words` residues, `p.lengths` and `p.scores`
+///   `p.threads` entries; with `p.passes > 1`, `p.scratch` holds `p.slots`
+///   (at least [`scratch_slots`] of the chunk's longest sequence) slots of
+///   two words for every pair of the launch, and the passes before
+///   `p.pass` ran to completion on it.
+/// * No other group writes this pair's scores.
+#[inline(always)]
+pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
+    p: &QueryGroupParams,
+    window: *const u32,
+    pair_index: usize,
+) {
+    let threads = p.threads as usize;
+    let low = 2 * pair_index;
+    let has_low = low < threads;
+    let has_high = low + 1 < threads;
+    let len_of = |s: usize, has: bool| if has { *p.lengths.add(s) } else { 0 };
+    let rows = crate::warp::warp_max(len_of(low, has_low).max(len_of(low + 1, has_high)));
+    let g = PackedGaps::new(p.gaps);
+    // H = 0 as the lanes keep it (`H - first`).
+    let h_zero = g.minus_first;
+    let lanes = V::VL;
+    let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
+    let neg_inf = bits(i16x2::splat(NEG_INF_I16));
+    let bordered = has_low && p.passes > 1;
+    let slots = if bordered {
+        p.scratch
+            .add((pair_index - p.first_pair as usize) * 2 * p.slots as usize)
+            .cast::<u64>()
+    } else {
+        core::ptr::null_mut()
+    };
+    let reads_border = bordered && p.pass > 0;
+    let writes_border = bordered && p.pass + 1 < p.passes;
+    // What lane 0 takes at the left of row `row`: what the last lane handed
+    // out of that row in the pass before, or the matrix's left border.
+    let left_of = |row: u32| -> (i32, i32) {
+        let at = row + lanes as u32 - 1;
+        if reads_border && at < steps {
+            let both = load_slot(slots.add(at as usize));
+            (both as u32 as i32, (both >> 32) as u32 as i32)
+        } else {
+            (bits(h_zero), neg_inf)
+        }
+    };
+    // A residue code's window row, in words (less than 2^16: at most
+    // NUM_CODES * 2 * 16 * 4).
+    let code_words = (slices(R) * lanes * 4) as u32;
+    let slice_stride = lanes * 4;
+    let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
+    let word_of = |s: usize, has: bool, w: u32| -> u32 {
+        if has && w < p.words {
+            *p.residues.add(w as usize * threads + s)
+        } else {
+            pad_word
+        }
+    };
+    // Row `4w + k`'s two residues as their window rows' offsets, the low
+    // sequence's in the low 16 bits.
+    let offsets = |low_word: u32, high_word: u32, k: u32| -> u32 {
+        code_byte(low_word, k) * code_words | (code_byte(high_word, k) * code_words) << 16
+    };
+    let pad_offsets = (PAD_CODE as u32 * code_words) * 0x1_0001;
+
+    let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero));
+    let mut letters = V::splat(pad_offsets as i32);
+    let (h0, e0) = left_of(0);
+    let mut left_h = V::from_lanes(|l| if l == 0 { h0 } else { bits(h_zero) });
+    let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { neg_inf });
+    // Step `t`: lane 0 takes row `t`'s residues (`next`), the others their
+    // left neighbour's from the step before; every lane computes its row and
+    // hands its last column's H and the E leaving it on; the last lane's
+    // (row `t - G + 1`) go to slot `t` for the next pass, and lane 0 takes
+    // `(h_next, e_next)`, the left of row `t + 1`.
+    let mut step = |t: u32, next: u32, (h_next, e_next): (i32, i32)| {
+        letters = letters.shift_up(next as i32);
+        let mut in_h = [0i32; N];
+        let mut in_e = [0i32; N];
+        left_h.for_lanes(|l, x| in_h[l % N] = x);
+        left_e.for_lanes(|l, x| in_e[l % N] = x);
+        let mut out_h = [0i32; N];
+        let mut out_e = [0i32; N];
+        letters.for_lanes(|l, both| {
+            let lane_slice = window.add(l * 4);
+            let both = both as u32;
+            let (h, e) = state[l % N].row(
+                lane_slice.add((both & 0xffff) as usize),
+                lane_slice.add((both >> 16) as usize),
+                slice_stride,
+                pair(in_h[l % N]),
+                pair(in_e[l % N]),
+                g,
+            );
+            out_h[l % N] = bits(h);
+            out_e[l % N] = bits(e);
+        });
+        if writes_border {
+            V::from_lanes(|l| out_h[l % N]).for_lanes(|l, h| {
+                if l == lanes - 1 {
+                    *slots.add(t as usize) = slot(h, out_e[l % N]);
+                }
+            });
+        }
+        left_h = V::from_lanes(|l| out_h[l % N]).shift_up(h_next);
+        left_e = V::from_lanes(|l| out_e[l % N]).shift_up(e_next);
+    };
+    // Four steps an iteration: the next four rows' residues (a word of each
+    // sequence) and left borders, loaded an iteration ahead.
+    let border4 = |t: u32| {
+        [
+            left_of(t + 1),
+            left_of(t + 2),
+            left_of(t + 3),
+            left_of(t + 4),
+        ]
+    };
+    let mut low_word = word_of(low, has_low, 0);
+    let mut high_word = word_of(low + 1, has_high, 0);
+    let mut border = border4(0);
+    let mut t = 0u32;
+    while t < steps {
+        let w = t / 4 + 1;
+        let next_low = word_of(low, has_low, w);
+        let next_high = word_of(low + 1, has_high, w);
+        let next_border = border4(t + 4);
+        step(t, offsets(low_word, high_word, 0), border[0]);
+        step(t + 1, offsets(low_word, high_word, 1), border[1]);
+        step(t + 2, offsets(low_word, high_word, 2), border[2]);
+        step(t + 3, offsets(low_word, high_word, 3), border[3]);
+        low_word = next_low;
+        high_word = next_high;
+        border = next_border;
+        t += 4;
+    }
+
+    // The group's best of this pass, per half.
+    let bests = V::from_lanes(|l| bits(state[l % N].best));
+    let mut best = h_zero;
+    for l in 0..lanes {
+        best = best.max_score(pair(bests.lane_value(l)));
+    }
+    // In 32 bits: a best above the limit plus `first` must not wrap.
+    let first = i32::from(p.gaps.first as u16 as i16);
+    let raise = |s: usize, half: usize| {
+        let score = i32::from(best[half]) + first;
+        let at = p.scores.add(s);
+        *at = if p.pass == 0 { score } else { (*at).max(score) };
+    };
+    V::once(|| {
+        if has_low {
+            raise(low, 0);
+            if has_high {
+                raise(low + 1, 1);
+            }
+        }
+    });
+}
+
+/// Copies pass `p.pass`'s window into the block's shared memory (every
+/// thread of the block takes part, then the block synchronises).
+///
+/// # Safety
+/// `window` holds [`window_words`]`(G, R)` words; `p.profile` holds
+/// [`NUM_CODES`] rows of `p.row_words` words covering the pass's columns;
+/// every thread of the block calls it.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn load_window<const G: usize, const R: usize>(p: &QueryGroupParams, window: *mut u32) {
+    use core::arch::nvptx::{_block_dim_x, _syncthreads, _thread_idx_x};
+    let first = p.gaps.first & 0xffff;
+    let mut i = _thread_idx_x() as usize;
+    while i < window_words(G, R) {
+        if let Some(at) = window_source(i, G, R, p.pass as usize, p.row_words as usize) {
+            *window.add(i) = biased_bytes(*p.profile.add(at), first);
+        }
+        i += _block_dim_x() as usize;
+    }
+    _syncthreads();
+}
+
+/// The window of pass `p.pass` for configuration `config` (an index of
+/// [`CONFIGS`]) on the host, as a block copies it on the GPU.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<u32> {
+    let c = CONFIGS[config];
+    let first = p.gaps.first & 0xffff;
+    (0..window_words(c.lanes, c.columns))
+        .map(|i| {
+            window_source(i, c.lanes, c.columns, p.pass as usize, p.row_words as usize)
+                .map_or(0, |at| biased_bytes(profile[at], first))
+        })
+        .collect()
+}
+
+/// One configuration of the query-group kernels: an entry point and its
+/// shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The PTX entry point.
+    pub symbol: &'static str,
+    /// Lanes per group, `G`.
+    pub lanes: usize,
+    /// Query columns per lane, `R`.
+    pub columns: usize,
+    /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
+    /// is meant to hold on `sm_80` and on `sm_90`: the register cap
+    /// written into the PTX (host/build.rs).
+    pub blocks_per_sm: [u32; 2],
+}
+
+impl Config {
+    /// Query columns of one pass, `G · R`.
+    pub const fn width(&self) -> usize {
+        self.lanes * self.columns
+    }
+
+    /// Passes a query of `query_len` residues takes (at least one).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const fn passes(&self, query_len: usize) -> usize {
+        let p = query_len.div_ceil(self.width());
+        if p == 0 { 1 } else { p }
+    }
+
+    /// Bytes of the block's window (dynamic shared memory).
+    pub const fn window_bytes(&self) -> usize {
+        4 * window_words(self.lanes, self.columns)
+    }
+
+    /// The register cap of this configuration's entry point in the PTX
+    /// for `sm_90` (`hopper`) or `sm_80`.
+    pub const fn max_registers(&self, hopper: bool) -> u32 {
+        crate::group_i16x2::max_registers(self.blocks_per_sm[hopper as usize])
+    }
+
+    /// The model [`config_for`] minimises: a pair's lane-steps over every
+    /// pass times what a lane spends a step (about 6.5 instructions a
+    /// column for the cell updates and the permute, 14 for the shuffles,
+    /// the residues and the loads), plus a pass's own (the group's best,
+    /// the scores, the block's window).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
+        let steps = (rows + self.lanes - 1).next_multiple_of(4);
+        let per_step = 13 * self.columns + 28;
+        self.passes(query_len) * self.lanes * (steps * per_step + 2000)
+    }
+}
+
+/// The configurations, each `(entry point, lanes per group G, columns per
+/// lane R, [blocks per SM on sm_80, on sm_90])`: one PTX entry point each,
+/// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
+/// one list.
+macro_rules! query_group_configs {
+    ($(($name:ident, $g:literal, $r:literal, $blocks:expr)),* $(,)?) => {
+        $(
+            /// GPU entry point: `G` lanes per pair of sequences, `R` query
+            /// columns per lane, one pass of the query (module docs).
+            ///
+            /// # Safety
+            /// [`align_pass`]'s duties for every pair but the window's (the
+            /// entry point copies it); blocks a multiple of 32 threads, at
+            /// most [`crate::group_i16x2::BLOCK_THREADS`], with
+            /// [`Config::window_bytes`] of dynamic shared memory.
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {
+                let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+                load_window::<$g, $r>(&p, window);
+                // Every group of the warp runs (a group past the chunk's
+                // end aligns nothing and writes nothing).
+                let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1>(&p, window, pair_index);
+            }
+        )*
+
+        /// The compiled configurations; [`config_for`] picks one per chunk.
+        pub const CONFIGS: [Config; [$($g),*].len()] = [$(Config {
+            symbol: stringify!($name),
+            lanes: $g,
+            columns: $r,
+            blocks_per_sm: $blocks,
+        }),*];
+
+        /// [`align_pass`] on the host for configuration `config` (an index
+        /// of [`CONFIGS`]), the whole group in one call.
+        ///
+        /// # Safety
+        /// [`align_pass`]'s, with `window` [`host_window`] of `p` for
+        /// `config`; `config < CONFIGS.len()`.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn align_pass_emulated(
+            config: usize,
+            p: &QueryGroupParams,
+            window: *const u32,
+            pair_index: usize,
+        ) {
+            let mut k = 0;
+            $(
+                if config == k {
+                    return align_pass::<crate::vector::HostVector<$g>, $r, $g>(
+                        p, window, pair_index,
+                    );
+                }
+                k += 1;
+            )*
+            let _ = k;
+            unreachable!("query-group configuration {config} of {}", CONFIGS.len());
+        }
+    };
+}
+
+// Register caps: up to 12 columns a lane 80 (three blocks of 256 an SM),
+// wider 128 (two), the least without spills in the steps' loop (ptxas
+// 13.0, scripts/codegen.sh; counts in benches/RESULTS.md).
+query_group_configs!(
+    (sw_query_group_i16x2_g8_r8, 8, 8, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, [1, 2]),
+);
+
+/// Which configuration of [`CONFIGS`] runs a query of `query_len` residues
+/// on a chunk whose longest sequence has `rows` residues: the least
+/// [`Config::cost`] (the first of equals).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn config_for(query_len: usize, rows: usize) -> usize {
+    let mut chosen = 0;
+    let mut k = 1;
+    while k < CONFIGS.len() {
+        if CONFIGS[k].cost(query_len, rows) < CONFIGS[chosen].cost(query_len, rows) {
+            chosen = k;
+        }
+        k += 1;
+    }
+    chosen
+}
+
+/// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),
+/// for benchmarks that compare configurations.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn config_named(name: &str) -> Option<usize> {
+    CONFIGS
+        .iter()
+        .position(|c| c.symbol.strip_prefix("sw_query_group_i16x2_") == Some(name))
+}
+
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+mod tests {
+    use super::*;
+
+    /// Every window word a lane reads comes from inside the profile row,
+    /// and the lanes' slices tile the pass's columns exactly once.
+    #[test]
+    fn windows_tile_the_pass_columns() {
+        for c in CONFIGS {
+            let m = 3 * c.width() + 5;
+            let row_words = profile_row_words(m);
+            for pass in 0..c.passes(m) {
+                let mut seen = vec![0u32; row_words * 4];
+                for i in 0..window_words(c.lanes, c.columns) {
+                    if let Some(at) = window_source(i, c.lanes, c.columns, pass, row_words) {
+                        let code = at / row_words;
+                        assert!(code < NUM_CODES);
+                        if code == 0 {
+                            for b in 0..4 {
+                                seen[4 * (at % row_words) + b] += 1;
+                            }
+                        }
+                    }
+                }
+                let columns = pass * c.width()..(pass + 1) * c.width();
+                for (j, &n) in seen.iter().enumerate() {
+                    assert_eq!(
+                        n,
+                        u32::from(columns.contains(&j)),
+                        "{} column {j}",
+                        c.symbol
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rows of the window are whole 128-byte lines from eight lanes on
+    /// (module docs, *Memory layout*), and offsets fit 16 bits.
+    #[test]
+    fn window_rows_are_whole_lines() {
+        for c in CONFIGS {
+            let row_bytes = 4 * slices(c.columns) * c.lanes * 4;
+            assert!(row_bytes % 128 == 0, "{}", c.symbol);
+            assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
+            assert!(c.columns % 4 == 0 && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS);
+        }
+    }
+
+    /// The cost model prefers one pass that fits and few empty columns.
+    #[test]
+    fn short_queries_take_one_narrow_pass() {
+        let c = CONFIGS[config_for(144, 400)];
+        assert_eq!(c.passes(144), 1, "{c:?}");
+        assert!(c.width() - 144 < 32, "{c:?}");
+        let c = CONFIGS[config_for(5478, 500)];
+        assert!(c.width() * c.passes(5478) - 5478 < 5478 / 8, "{c:?}");
+        assert_eq!(
+            config_named("g16_r32").map(|k| CONFIGS[k].width()),
+            Some(512)
+        );
+        assert_eq!(config_named("g99"), None);
+    }
+
+    #[test]
+    fn bias_fits_i8() {
+        assert!(bias_fits(11, 11));
+        assert!(bias_fits(11, 116));
+        assert!(!bias_fits(11, 117));
+        assert!(!bias_fits(-5, 130));
+        for w in [0u32, 0x8080_8080, 0x7f00_ff01, 0x1234_5678] {
+            let first = 7;
+            let got = biased_bytes(w, first).to_le_bytes();
+            for (b, &x) in w.to_le_bytes().iter().enumerate() {
+                let sum = i32::from(x as i8) + first as i32;
+                if (-128..=127).contains(&sum) {
+                    assert_eq!(got[b] as i8 as i32, sum);
+                }
+            }
+        }
+    }
+}

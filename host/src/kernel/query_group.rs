@@ -1,0 +1,350 @@
+//! Adapter of the query-group kernels (`gpu_kernels::query_group_i16x2`):
+//! CUDASW++ 4.0's lane groups (Schmidt 2024) with the query's columns in
+//! the lanes and the database streamed through them, the scores read from
+//! a query profile (Manavski 2008; Liu 2010) sixteen at a time; 16-bit
+//! scores and the 32-bit rescue of `simt-i16x2` after them. One
+//! configuration (lanes per group × columns per lane) per query and chunk
+//! (`gpu_kernels::query_group_i16x2::config_for`), a launch per pass of the
+//! query, the border between passes in the column scratch.
+//!
+//! The profile is the group kernels' ([`super::group`]: the rescue's
+//! sequential profile, and what runs when this kernel cannot) followed by
+//! four header words (the query's length, the matrix's largest score, the
+//! words of a profile row, 0) and the query profile's rows. The kernels add
+//! the gap-open cost to each 8-bit score; with a matrix and gap costs where
+//! that leaves 8 bits ([`bias_fits`]), or with gap costs beyond 16 bits,
+//! a chunk runs `group-i16x2` instead.
+
+use std::sync::LazyLock;
+
+use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
+use gpu_kernels::query_group_i16x2::{
+    CONFIGS, QueryGroupParams, align_pass_emulated, bias_fits, config_for, config_named,
+    host_window, profile_row_words, scratch_slots,
+};
+use gpu_kernels::recurrence::Gaps;
+use gpu_kernels::{group_i16x2, simt_i16x2};
+
+use super::Adapter;
+use super::group::{self, Group};
+use super::simt::RESCUE_SYMBOL;
+use crate::db::PackedChunk;
+use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, vector_grid};
+use crate::error::{Error, Result};
+use crate::matrix::ScoreMatrix;
+
+/// Words of the header between the group profile and the rows.
+const HEADER_WORDS: usize = 4;
+
+/// Pairs a launch aligns at most per multiprocessor when the query takes
+/// several passes (every pair of a launch keeps its border in the scratch
+/// until the last pass): a few waves of groups.
+const MULTI_PASS_PAIRS_PER_SM: usize = 256;
+
+/// The environment variable that pins one configuration for every chunk
+/// (`g16_r32`, say: the part of the entry point's name after
+/// `sw_query_group_i16x2_`), for benchmarks that compare configurations.
+pub const CONFIG_VARIABLE: &str = "WARPSW_QUERY_GROUP_CONFIG";
+
+/// The configuration [`CONFIG_VARIABLE`] pins, read once.
+static PINNED: LazyLock<Option<usize>> = LazyLock::new(|| {
+    std::env::var(CONFIG_VARIABLE)
+        .ok()
+        .and_then(|name| config_named(&name))
+});
+
+/// The query-group kernels' family.
+pub(crate) struct QueryGroup;
+
+/// Every entry point a launch may use: each configuration, and the group
+/// kernels' (the fallback, the rescue).
+static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    CONFIGS
+        .iter()
+        .map(|c| c.symbol)
+        .chain(Group.extra_symbols().iter().copied())
+        .collect()
+});
+
+/// The configuration for a query of `query_len` residues on a chunk whose
+/// longest sequence has `longest` residues.
+fn config(query_len: usize, longest: usize) -> usize {
+    PINNED.unwrap_or_else(|| config_for(query_len, longest))
+}
+
+/// Where a query-group profile's parts lie.
+struct Layout {
+    query_len: usize,
+    /// Words of the group profile in front.
+    group_words: usize,
+    /// Words per row of the query profile.
+    row_words: usize,
+}
+
+impl Layout {
+    fn new(query_len: usize) -> Layout {
+        Layout {
+            query_len,
+            group_words: group::profile_words(query_len),
+            row_words: profile_row_words(query_len),
+        }
+    }
+
+    /// Words after the group profile.
+    fn suffix(&self) -> usize {
+        HEADER_WORDS + NUM_CODES * self.row_words
+    }
+
+    fn words(&self) -> usize {
+        self.group_words + self.suffix()
+    }
+
+    /// Word offset of the rows.
+    fn rows(&self) -> usize {
+        self.group_words + HEADER_WORDS
+    }
+}
+
+/// The query profile's rows (`gpu_kernels::query_group_i16x2`, *Memory
+/// layout*): row `c`, byte `j`, the score of query position `j` against
+/// residue code `c`; the pad score past the query and for the pad code.
+pub fn query_profile_rows(query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+    let row_words = profile_row_words(query.len());
+    let score = |c: usize, j: usize| -> u8 {
+        match query.get(j) {
+            Some(&q) if c != PAD_CODE as usize => matrix.score(q, c as u8) as i8 as u8,
+            _ => PAD_SCORE as u8,
+        }
+    };
+    let mut rows = Vec::with_capacity(NUM_CODES * row_words);
+    for c in 0..NUM_CODES {
+        rows.extend(
+            (0..row_words)
+                .map(|w| u32::from_le_bytes(std::array::from_fn(|k| score(c, 4 * w + k)))),
+        );
+    }
+    rows
+}
+
+impl Adapter for QueryGroup {
+    fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+        let mut profile = Group.profile(query, matrix);
+        let layout = Layout::new(query.len());
+        profile.extend([
+            query.len() as u32,
+            matrix.max_score() as u32,
+            layout.row_words as u32,
+            0,
+        ]);
+        profile.extend(query_profile_rows(query, matrix));
+        profile
+    }
+
+    fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
+        let query_len = profile.first().copied().unwrap_or(0) as usize;
+        run_emulated_config(config(query_len, chunk.longest()), chunk, profile, gaps)
+    }
+
+    fn extra_symbols(&self) -> &'static [&'static str] {
+        &EXTRA_SYMBOLS
+    }
+
+    fn dynamic_shared_bytes(&self, symbol: &str) -> usize {
+        match CONFIGS.iter().find(|c| c.symbol == symbol) {
+            Some(c) => c.window_bytes(),
+            None => Group.dynamic_shared_bytes(symbol),
+        }
+    }
+
+    fn scratch_pairs(
+        &self,
+        query_len: usize,
+        threads: usize,
+        longest: usize,
+        sm_count: usize,
+    ) -> usize {
+        let group = Group.scratch_pairs(query_len, threads, longest, sm_count);
+        let c = CONFIGS[config(query_len, longest)];
+        if c.passes(query_len) <= 1 {
+            return group;
+        }
+        // A slot (an H and an E) is one pair of i32.
+        let pairs = threads
+            .div_ceil(2)
+            .min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM);
+        group.max(pairs * scratch_slots(longest))
+    }
+
+    fn overlaps(&self, gaps: Gaps) -> bool {
+        Group.overlaps(gaps)
+    }
+
+    fn after_overlap(&self, l: &ChunkLaunch<'_>) -> Result<()> {
+        group::simt_launch(l, RESCUE_SYMBOL, Layout::new(l.query_len()).suffix())
+    }
+
+    fn launch(&self, l: &ChunkLaunch<'_>) -> Result<()> {
+        let layout = Layout::new(l.query_len());
+        l.check_sizes(l.profile_words() == layout.words())?;
+        let gaps = l.gaps();
+        if !simt_i16x2::gaps_fit(gaps) || !bias_fits(l.max_score(), gaps.first) {
+            return group::launch_group(l, layout.suffix());
+        }
+        let threads = l.sequences();
+        let longest = l.longest();
+        let config = CONFIGS[config(layout.query_len, longest)];
+        let passes = config.passes(layout.query_len);
+        let pairs = threads.div_ceil(2);
+        let slots = scratch_slots(longest);
+        // With several passes every pair of a launch keeps its border in
+        // the scratch: a chunk runs in launches of what it holds.
+        let per_launch = if passes > 1 {
+            (l.scratch_pairs() / slots).min(pairs)
+        } else {
+            pairs
+        };
+        l.check_sizes(per_launch > 0 || pairs == 0)?;
+        let ptrs = l.pointers(if passes > 1 {
+            WorkBuffer::Scratch
+        } else {
+            WorkBuffer::Nothing
+        })?;
+        let rows = ptrs.profile + 4 * layout.rows() as u64;
+        let mut first_pair = 0;
+        while first_pair < pairs {
+            let launch_pairs = per_launch.min(pairs - first_pair);
+            for pass in 0..passes {
+                let params = QueryGroupParams {
+                    profile: rows as *const u32,
+                    residues: ptrs.residues as *const u32,
+                    lengths: ptrs.lengths as *const u32,
+                    scores: ptrs.scores as *mut i32,
+                    scratch: if passes > 1 {
+                        ptrs.buffer as *mut u32
+                    } else {
+                        std::ptr::null_mut()
+                    },
+                    row_words: layout.row_words as u32,
+                    threads: threads as u32,
+                    words: l.words_per_sequence() as u32,
+                    first_pair: first_pair as u32,
+                    pass: pass as u32,
+                    passes: passes as u32,
+                    slots: slots as u32,
+                    gaps: group_i16x2::GapAddends::new(gaps),
+                };
+                let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
+                // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
+                // 16 bits and the matrix's scores plus the gap-open cost 8
+                // bits (checked above); the profile's rows are where
+                // `params` points, `row_words` each (size checked above);
+                // the chunk's buffers hold `words_per_sequence` words a
+                // sequence; with several passes the scratch holds `slots`
+                // slots for each of the launch's pairs (checked above) and
+                // the passes run in stream order; blocks of whole warps with
+                // the window's shared memory, a group for every pair of the
+                // launch.
+                unsafe {
+                    l.launch_params(
+                        config.symbol,
+                        &params,
+                        grid,
+                        "running the query-group kernel",
+                    )?
+                };
+            }
+            first_pair += launch_pairs;
+        }
+        drop(ptrs);
+        // Beside other chunks the rescue waits: it needs the row buffer.
+        if l.overlapping() {
+            Ok(())
+        } else {
+            group::simt_launch(l, RESCUE_SYMBOL, layout.suffix())
+        }
+    }
+}
+
+/// The query-group kernel's emulated run of one chunk with configuration
+/// `config` (an index of `gpu_kernels::query_group_i16x2::CONFIGS`), the
+/// passes of each pair in turn, then the rescue; `profile` as
+/// [`Kernel::profile`](super::Kernel::profile) makes it. (`group-i16x2`
+/// where the gap costs do not fit, as on the GPU.)
+pub fn run_emulated_config(
+    config: usize,
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+) -> Result<Vec<i32>> {
+    let bad = || Error::Internal("a query-group profile of the wrong size".into());
+    let layout = Layout::new(*profile.first().ok_or_else(bad)? as usize);
+    if profile.len() != layout.words() {
+        return Err(bad());
+    }
+    let group_profile = &profile[..layout.group_words];
+    let max_score = profile[layout.group_words + 1] as i32;
+    if !simt_i16x2::gaps_fit(gaps) || !bias_fits(max_score, gaps.first) {
+        return Group.run_emulated(chunk, group_profile, gaps);
+    }
+    let rows = &profile[layout.rows()..];
+    if config >= CONFIGS.len() {
+        return Err(Error::Internal(format!(
+            "query-group configuration {config} of {}",
+            CONFIGS.len()
+        )));
+    }
+    let passes = CONFIGS[config].passes(layout.query_len);
+    let threads = chunk.sequences();
+    let mut scores = vec![0i32; threads];
+    // One pair at a time, each as the first of its launch: one pair's
+    // border scratch (u64: 8-byte aligned, as the kernel reads it).
+    let slots = scratch_slots(chunk.longest());
+    let mut scratch = vec![0u64; slots];
+    let mut params = QueryGroupParams {
+        profile: rows.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        scores: scores.as_mut_ptr(),
+        scratch: scratch.as_mut_ptr().cast::<u32>(),
+        row_words: layout.row_words as u32,
+        threads: threads as u32,
+        words: chunk.words_per_sequence as u32,
+        first_pair: 0,
+        pass: 0,
+        passes: passes as u32,
+        slots: slots as u32,
+        gaps: group_i16x2::GapAddends::new(gaps),
+    };
+    let windows: Vec<Vec<u32>> = (0..passes)
+        .map(|pass| {
+            params.pass = pass as u32;
+            host_window(config, &params, rows)
+        })
+        .collect();
+    for pair in 0..threads.div_ceil(2) {
+        params.first_pair = pair as u32;
+        for (pass, window) in windows.iter().enumerate() {
+            params.pass = pass as u32;
+            // SAFETY: the gaps fit 16 bits and the bias fits 8 bits
+            // (checked above); the window is `host_window` of this pass
+            // (the host reads its slices unaligned); the chunk's buffers are its own (every
+            // sequence within its words); the scratch holds `slots` for
+            // the one pair of this "launch", and the passes run in
+            // order.
+            unsafe { align_pass_emulated(config, &params, window.as_ptr(), pair) };
+        }
+    }
+    Ok(group::rescue_emulated(
+        chunk,
+        group::sequential_part(group_profile)?,
+        gaps,
+        &scores,
+    ))
+}
+
+/// Where chunk plans split for the query-group kernels: as for the group
+/// kernels, so that a chunk's sequences are of similar lengths (the groups
+/// of a warp run as many steps as its longest pair).
+pub(crate) fn chunk_widths() -> Vec<usize> {
+    group::chunk_widths()
+}
