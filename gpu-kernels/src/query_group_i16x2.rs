@@ -389,7 +389,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
     // Row `4w + k`'s two residues as their window rows' offsets, the low
     // sequence's in the low 16 bits.
     let offsets = |low_word: u32, high_word: u32, k: u32| -> u32 {
-        code_byte(low_word, k) * code_words | (code_byte(high_word, k) * code_words) << 16
+        (code_byte(low_word, k) * code_words) | ((code_byte(high_word, k) * code_words) << 16)
     };
     let pad_offsets = (PAD_CODE as u32 * code_words) * 0x1_0001;
 
@@ -725,9 +725,11 @@ mod tests {
     fn window_rows_are_whole_lines() {
         for c in CONFIGS {
             let row_bytes = 4 * slices(c.columns) * c.lanes * 4;
-            assert!(row_bytes % 128 == 0, "{}", c.symbol);
+            assert!(row_bytes.is_multiple_of(128), "{}", c.symbol);
             assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
-            assert!(c.columns % 4 == 0 && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS);
+            assert!(
+                c.columns.is_multiple_of(4) && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS
+            );
         }
     }
 
