@@ -42,13 +42,17 @@ python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz
 # SPROT=1: real Swiss-Prot for kernel16.sh and the side-by-side run: every
 # 2nd record of the 2014_01 file (258,186 sequences), xz -9, about 31 MB.
 # LEAN=1 leaves out what only run.sh's traceback, lengths and ecoli steps
-# read, so that it fits beside the rest in the 64 MiB a call carries.
+# read and compresses the binaries, so that it fits beside the rest in the
+# 64 MiB a call carries.
 if [ "${SPROT:-0}" = 1 ]; then
     zcat "$shared/data/sprot_201401_metastudent.fasta.gz" | awk '/^>/ { n++ } n % 2 == 1' \
         | xz -9 -T2 > "$bundle/sprot_half.fasta.xz"
 fi
 if [ "${LEAN:-0}" = 1 ]; then
     rm -rf "$bundle/lengths" "$bundle/allvsall_sprot_4000_len100-500.fasta" "$bundle/ecoli_k12_proteome.fasta"
+    # The binaries (their PTX is text) as xz: run.sh, kernel16.sh and
+    # query_group.sh unpack them there.
+    xz -9 -T2 "$bundle/warpsw" "$bundle/warpsw-tests"
 fi
 # MPI=1: the MPI build (warpsw-mpi) and a relocatable Open MPI (about 11 MiB,
 # scripts/mpi_bundle.sh) for run.sh's `mpi` step.

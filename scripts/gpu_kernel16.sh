@@ -9,6 +9,8 @@ out=${OUT:-/tmp/warpsw-out}
 mkdir -p "$out"
 cd "$here"
 exec > >(tee -a "$out/kernel16.log") 2>&1
+# The binaries, when scripts/gpu.sh (LEAN=1) compressed them.
+for f in warpsw warpsw-tests; do [ -f "$f.xz" ] && xz -d -f "$f.xz"; done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit $(cat COMMIT)"
 [ -n "${NO_BENCH:-}" ] || [ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa && ./warpsw makedb synth570k.fa -o synth570k.wsw; }

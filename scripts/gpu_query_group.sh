@@ -17,6 +17,8 @@ out=${OUT:-/tmp/warpsw-out}
 mkdir -p "$out"
 cd "$here"
 exec > >(tee -a "$out/qg.log") 2>&1
+# The binaries, when scripts/gpu.sh (LEAN=1) compressed them.
+for f in warpsw warpsw-tests; do [ -f "$f.xz" ] && xz -d -f "$f.xz"; done
 t0=$(date +%s)
 at() { echo "== at $(($(date +%s) - t0)) s: $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader

@@ -15,6 +15,8 @@ out=${OUT:-/tmp/warpsw-out}
 mkdir -p "$out"
 cd "$here"
 exec > >(tee -a "$out/run.log") 2>&1
+# The binaries, when scripts/gpu.sh (LEAN=1) compressed them.
+for f in warpsw warpsw-tests; do [ -f "$f.xz" ] && xz -d -f "$f.xz"; done
 summary=()
 status=0
 csv="$out/bench.csv"
