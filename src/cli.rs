@@ -136,6 +136,11 @@ pub struct AutoArgs {
     /// alone, every length.
     #[arg(long, default_value_t = plan::AUTO_GROUP_MIN_SEQUENCES)]
     pub auto_group_min_sequences: usize,
+    /// With `auto` where `group-i16x2` aligns every length: chunks whose
+    /// longest sequence has at most this many residues run
+    /// `query-group-i16x2` instead; 0 none.
+    #[arg(long, default_value_t = plan::AUTO_QUERY_GROUP_MAX, value_name = "RESIDUES")]
+    pub auto_query_group: usize,
 }
 
 /// Where a search runs: shared by `search` and `bench`.
@@ -335,6 +340,7 @@ pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<KernelChoice>
             long: auto.auto_long.parse()?,
             min_sequences: auto.auto_min_sequences,
             group_min_sequences: auto.auto_group_min_sequences,
+            query_group_max: auto.auto_query_group,
         }),
         one => one,
     })

@@ -176,6 +176,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             auto_long: host::kernel::plan::DEFAULT_AUTO_LONG.name().into(),
             auto_min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
             auto_group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
+            auto_query_group: host::kernel::plan::AUTO_QUERY_GROUP_MAX,
         },
         placement: PlacementArgs {
             device: args.device,

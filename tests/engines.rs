@@ -121,6 +121,7 @@ fn auto_parses_with_its_defaults() {
             long: host::kernel::plan::DEFAULT_AUTO_LONG,
             min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
             group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
+            query_group_max: host::kernel::plan::AUTO_QUERY_GROUP_MAX,
         })
     );
     assert_eq!(
@@ -155,4 +156,44 @@ fn cpu_engine_reports_progress_per_chunk() {
         query.len() as u64 * db.total_residues()
     );
     assert_eq!(engine.database_residues(), db.total_residues());
+}
+
+/// `auto`'s group plan split by `--auto-query-group` (as resolved for a
+/// GPU with DPX), run by the CPU engine with the kernels' own source:
+/// `query-group-i16x2` on the chunks up to the split, `group-i16x2`
+/// above, every score the reference's, for queries of one pass and of
+/// several.
+#[test]
+fn the_group_plan_split_at_a_length_matches_the_reference() {
+    use host::kernel::{AutoOptions, Kernel};
+    let mut rng = hay::rng(3);
+    let mut seqs = hay::skewed_sequences(&mut rng, 300, 1400, true);
+    let query = hay::random_codes(&mut rng, 600, false);
+    seqs.extend((0..5).map(|_| hay::mutate(&mut rng, &query, 0.7)));
+    let db = Arc::new(hay::database(seqs));
+    let scoring = hay::blosum62(10, 1);
+    let auto = KernelChoice::Auto(AutoOptions {
+        group_min_sequences: 0,
+        query_group_max: 512,
+        ..AutoOptions::default()
+    });
+    let plan = hay::plan(auto, Target::Gpu { capability: (9, 0) }, &db, &scoring);
+    assert_eq!(
+        plan.kernels(),
+        [Kernel::QueryGroupI16x2, Kernel::GroupI16x2]
+    );
+    let mut engine = CpuEngine::new(db.clone(), scoring.clone(), plan);
+    for query in [query.clone(), hay::random_codes(&mut rng, 150, true)] {
+        let scores = engine.score_all(&query).unwrap();
+        for (i, &got) in scores.iter().enumerate() {
+            let want = local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps);
+            assert_eq!(
+                got,
+                want,
+                "query length {}, target length {}",
+                query.len(),
+                db.length(i)
+            );
+        }
+    }
 }

@@ -125,8 +125,16 @@ pub fn kernels_and_auto() -> Vec<KernelChoice> {
             long,
             min_sequences: 0,
             group_min_sequences: usize::MAX,
+            query_group_max: 0,
         }));
     }
+    // The group plan split at 300 residues (GPUs with DPX): query-group
+    // below, group above.
+    kernels.push(KernelChoice::Auto(AutoOptions {
+        group_min_sequences: 0,
+        query_group_max: 300,
+        ..AutoOptions::default()
+    }));
     kernels
 }
 

@@ -38,6 +38,13 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 /// 20,000 it has not been measured.
 pub const AUTO_GROUP_MIN_SEQUENCES: usize = 20_000;
 
+/// `--auto-query-group`'s default: 0, `group-i16x2` alone. The query-group
+/// kernel was 1.07× `group-i16x2` on the 570k synthetic database but half
+/// its speed on Swiss-Prot half and UniProt 20k, whose longest sequences
+/// (up to 35,213 residues) it streams through one group pass after pass;
+/// the split at a length is yet to be measured (benches/RESULTS.md).
+pub const AUTO_QUERY_GROUP_MAX: usize = 0;
+
 /// With `simt` (32-bit) as the first stage, queries of at least this many
 /// residues run the second stage on every chunk: it was faster on them.
 pub const AUTO_LONG_QUERY: usize = 1000;
@@ -59,6 +66,10 @@ pub struct AutoOptions {
     /// At least this many sequences in the database: `group-i16x2` aligns
     /// them all (GPUs with DPX, gaps that fit 16 bits; `usize::MAX`: never).
     pub group_min_sequences: usize,
+    /// Where `group-i16x2` aligns them all: chunks whose longest sequence
+    /// has at most this many residues run `query-group-i16x2` instead (0:
+    /// none).
+    pub query_group_max: usize,
 }
 
 impl Default for AutoOptions {
@@ -68,6 +79,7 @@ impl Default for AutoOptions {
             long: DEFAULT_AUTO_LONG,
             min_sequences: AUTO_MIN_FIRST_STAGE_SEQUENCES,
             group_min_sequences: AUTO_GROUP_MIN_SEQUENCES,
+            query_group_max: AUTO_QUERY_GROUP_MAX,
         }
     }
 }
@@ -155,7 +167,8 @@ impl Plan {
     /// * on the CPU, `auto` is `simt`;
     /// * on a GPU from compute capability 9.0 on (DPX), with gaps that fit
     ///   16 bits and at least `group_min_sequences` sequences in `db`,
-    ///   `group-i16x2` aligns everything;
+    ///   `group-i16x2` aligns everything, or with `query_group_max` above 0
+    ///   the chunks up to that many residues go to `query-group-i16x2`;
     /// * otherwise on a GPU, `auto`'s first stage is `simt-i16x2` from
     ///   compute capability 9.0 on when the gaps fit its 16 bits, else `simt`;
     /// * with fewer than `min_sequences` first-stage sequences in `db`, the
@@ -181,7 +194,17 @@ impl Plan {
             Kernel::Simt
         };
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {
-            return Plan::one(Kernel::GroupI16x2);
+            if options.query_group_max == 0 {
+                return Plan::one(Kernel::GroupI16x2);
+            }
+            return Plan {
+                stages: Stages::Two {
+                    short: Kernel::QueryGroupI16x2,
+                    long: Kernel::GroupI16x2,
+                    threshold: options.query_group_max,
+                },
+                notice: None,
+            };
         }
         let first_stage = (0..db.len())
             .filter(|&i| db.length(i) <= options.threshold)
@@ -218,12 +241,15 @@ impl Plan {
         match self.stages {
             Stages::One(kernel) => kernel.chunk_widths(),
             Stages::Two {
-                short, threshold, ..
+                short,
+                long,
+                threshold,
             } => short
                 .chunk_widths()
                 .into_iter()
                 .filter(|&w| w < threshold)
                 .chain([threshold])
+                .chain(long.chunk_widths().into_iter().filter(|&w| w > threshold))
                 .collect(),
         }
     }
@@ -269,7 +295,12 @@ impl Plan {
         }
         match self.stages {
             Stages::One(kernel) => kernel,
-            Stages::Two { long, .. } if sequences < AUTO_MIN_CHUNK_SEQUENCES => long,
+            // Too few threads for a thread per sequence (or two).
+            Stages::Two {
+                short: Kernel::Simt | Kernel::SimtI16x2,
+                long,
+                ..
+            } if sequences < AUTO_MIN_CHUNK_SEQUENCES => long,
             Stages::Two {
                 short,
                 long,
@@ -345,6 +376,43 @@ mod tests {
             group_min_sequences: usize::MAX,
             ..AutoOptions::default()
         })
+    }
+
+    /// With `query_group_max`, `auto`'s group plan splits at that length:
+    /// `query-group-i16x2` up to it, whatever the chunk's size, and
+    /// `group-i16x2` above, each chunk within one of its configurations.
+    #[test]
+    fn auto_splits_the_group_plan_with_the_query_group_kernel() {
+        let auto = KernelChoice::Auto(AutoOptions {
+            group_min_sequences: 0,
+            query_group_max: 1024,
+            ..AutoOptions::default()
+        });
+        let plan = Plan::new(auto, HOPPER, &database(10), Gaps::new(11, 1));
+        assert_eq!(
+            plan.kernels(),
+            [Kernel::QueryGroupI16x2, Kernel::GroupI16x2]
+        );
+        assert_eq!(plan.kernel_for(500, 1024, 1), Kernel::QueryGroupI16x2);
+        assert_eq!(plan.kernel_for(5000, 1025, 100_000), Kernel::GroupI16x2);
+        let splits = plan.splits();
+        assert!(
+            splits.contains(&1024) && splits.contains(&2048),
+            "{splits:?}"
+        );
+        assert!(splits.windows(2).all(|w| w[0] < w[1]), "{splits:?}");
+        assert_eq!(
+            plan.to_string(),
+            "auto (query-group-i16x2 up to 1024 residues, group-i16x2 above)"
+        );
+        let default = KernelChoice::Auto(AutoOptions {
+            group_min_sequences: 0,
+            ..AutoOptions::default()
+        });
+        assert_eq!(
+            Plan::new(default, HOPPER, &database(10), Gaps::new(11, 1)).kernels(),
+            [Kernel::GroupI16x2]
+        );
     }
 
     #[test]
