@@ -380,6 +380,33 @@ pub fn print_kernels() {
          every other kernel runs its own source with the warp emulated."
     );
     print_group_configs();
+    print_query_group_configs();
+}
+
+/// The configurations of `query-group-i16x2`: shape, the register cap
+/// written into each PTX build and the blocks per multiprocessor it gives
+/// (256 threads and the window a block).
+fn print_query_group_configs() {
+    println!(
+        "\nquery-group-i16x2 configurations (one per query and chunk, by a cost model); registers capped in the PTX\n\
+         (sm_80 build / sm_90 build) and blocks per multiprocessor at the cap (A100 / H100):"
+    );
+    println!(
+        "{:<30} {:>5} {:>5} {:>7} {:>13} {:>13}",
+        "symbol", "lanes", "width", "window", "max registers", "blocks per SM"
+    );
+    for g in host::kernel::occupancy::query_group_configs() {
+        let c = g.config;
+        println!(
+            "{:<30} {:>5} {:>5} {:>7} {:>13} {:>13}",
+            c.symbol,
+            c.lanes,
+            c.width(),
+            c.window_bytes(),
+            format!("{} / {}", g.max_registers[0], g.max_registers[1]),
+            format!("{} / {}", g.blocks[0], g.blocks[1]),
+        );
+    }
 }
 
 /// The configurations of `group-i16x2`: shape, update, the register cap

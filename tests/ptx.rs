@@ -76,25 +76,31 @@ fn sm90_ptx_packs_the_16_bit_kernel() {
     assert_eq!(count("sub.s16"), 0, "16-bit subtracts");
 }
 
-/// Every group entry point carries its launch bounds (host/build.rs):
-/// blocks of at most 256 threads and its configuration's register cap for
-/// the build's architecture.
+/// Every group and query-group entry point carries its launch bounds
+/// (host/build.rs): blocks of at most 256 threads and its configuration's
+/// register cap for the build's architecture.
 #[test]
 fn ptx_caps_the_group_kernels_registers() {
     use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS};
+    use gpu_kernels::query_group_i16x2::CONFIGS as QUERY_CONFIGS;
     for (arch, ptx) in BUILDS {
-        for c in CONFIGS {
-            let entry = format!(".visible .entry {}(", c.symbol);
+        let hopper = arch == "sm_90";
+        let caps = CONFIGS
+            .iter()
+            .map(|c| (c.symbol, c.max_registers(hopper)))
+            .chain(
+                QUERY_CONFIGS
+                    .iter()
+                    .map(|c| (c.symbol, c.max_registers(hopper))),
+            );
+        for (symbol, cap) in caps {
+            let entry = format!(".visible .entry {symbol}(");
             let after = &ptx[ptx.find(&entry).expect("entry point")..];
             let head = &after[..after.find("\n{").expect("a body")];
-            let bounds = format!(
-                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {}\n",
-                c.max_registers(arch == "sm_90")
-            );
+            let bounds = format!(".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {cap}\n");
             assert!(
                 head.ends_with(&bounds[..bounds.len() - 1]),
-                "{arch} {}: {head}",
-                c.symbol
+                "{arch} {symbol}: {head}"
             );
         }
     }

@@ -105,38 +105,66 @@ pub fn occupancy(limits: &SmLimits, registers: u32, shared_bytes: u32, threads: 
     .expect("four limits")
 }
 
-/// One configuration of the group kernels (`gpu_kernels::group_i16x2`), as
-/// `warpsw kernels` lists it.
+/// One configuration of a group kernel family (`gpu_kernels::group_i16x2`
+/// or `gpu_kernels::query_group_i16x2`), as `warpsw kernels` lists it.
 #[derive(Clone, Copy, Debug)]
-pub struct GroupConfig {
+pub struct Capped<C> {
     /// The configuration.
-    pub config: gpu_kernels::group_i16x2::Config,
+    pub config: C,
     /// Its register cap in the `sm_80` and the `sm_90` PTX.
     pub max_registers: [u32; 2],
-    /// Blocks of 256 threads per multiprocessor at the cap, with the pair
-    /// table: on an A100 (`sm_80` build) and an H100 (`sm_90`).
+    /// Blocks of 256 threads per multiprocessor at the cap, with the
+    /// block's shared memory: on an A100 (`sm_80` build) and an H100
+    /// (`sm_90`).
     pub blocks: [u32; 2],
 }
 
+/// A configuration of the group kernels with its caps and occupancy.
+pub type GroupConfig = Capped<gpu_kernels::group_i16x2::Config>;
+
+/// A configuration of the query-group kernels with its caps and occupancy.
+pub type QueryGroupConfig = Capped<gpu_kernels::query_group_i16x2::Config>;
+
+/// `config` with register caps `caps` (`sm_80`, `sm_90`) and `shared`
+/// bytes of shared memory a block of 256 threads.
+fn capped<C>(config: C, caps: [u32; 2], shared: usize) -> Capped<C> {
+    use gpu_kernels::group_i16x2::BLOCK_THREADS;
+    let blocks =
+        |limits: &SmLimits, cap: u32| occupancy(limits, cap, shared as u32, BLOCK_THREADS).blocks;
+    Capped {
+        config,
+        max_registers: caps,
+        blocks: [
+            blocks(&SmLimits::A100, caps[0]),
+            blocks(&SmLimits::H100, caps[1]),
+        ],
+    }
+}
+
 /// Every configuration of the group kernels, with its register caps and
-/// the occupancy they give.
+/// the occupancy they give (the pair table in shared memory).
 pub fn group_configs() -> Vec<GroupConfig> {
-    use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS, SHARED_BYTES};
+    use gpu_kernels::group_i16x2::{CONFIGS, SHARED_BYTES};
     CONFIGS
         .iter()
-        .map(|&config| {
-            let caps = [config.max_registers(false), config.max_registers(true)];
-            let blocks = |limits: &SmLimits, cap: u32| {
-                occupancy(limits, cap, SHARED_BYTES as u32, BLOCK_THREADS).blocks
-            };
-            GroupConfig {
-                config,
-                max_registers: caps,
-                blocks: [
-                    blocks(&SmLimits::A100, caps[0]),
-                    blocks(&SmLimits::H100, caps[1]),
-                ],
-            }
+        .map(|&c| {
+            capped(
+                c,
+                [c.max_registers(false), c.max_registers(true)],
+                SHARED_BYTES,
+            )
+        })
+        .collect()
+}
+
+/// Every configuration of the query-group kernels, with its register caps
+/// and the occupancy they give (the window in shared memory).
+pub fn query_group_configs() -> Vec<QueryGroupConfig> {
+    gpu_kernels::query_group_i16x2::CONFIGS
+        .iter()
+        .map(|&c| {
+            let caps = [c.max_registers(false), c.max_registers(true)];
+            capped(c, caps, c.window_bytes())
         })
         .collect()
 }
