@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
 # The query-group kernel on the GPU machine, from the repository root inside
-# the carried gpu-bundle/ (scripts/gpu.sh, SPROT=1 LEAN=1), most important
-# first, everything logged under $OUT as it goes:
-#   1. its GPU test against the reference (100,000 sequences and more);
-#   2. `bench` of group-i16x2 and query-group-i16x2 on the 570k synthetic
-#      database and Swiss-Prot half (every query checked on 300 sequences);
-#   3. side by side with CUDASW++ 4.0 (../shared/tools/sidebyside.sh, its
-#      build started at once in the background) on the 570k database;
-#   4. ncu on the kernel's launches for one 464-residue query;
-#   5. side by side on Swiss-Prot half and UniProt 20k;
-#   6. configurations pinned (QG_CONFIGS="g8_r32 g16_r32") on the 570k one.
-# Knobs: QG_TESTS (test filter, empty: none), QG_KERNELS (bench).
+# the carried gpu-bundle/ (scripts/gpu.sh, SPROT=1 LEAN=1). Steps, in the
+# order given by QG_STEPS (default: all of them, most important first):
+#   tests    its GPU test against the reference (100,000 sequences and more);
+#   bench    `bench` of QG_KERNELS (group-i16x2,query-group-i16x2) on the
+#            570k synthetic database and Swiss-Prot half, every query checked
+#            on 300 sequences;
+#   splits   `auto` with --auto-query-group 0 and each of QG_SPLITS
+#            (512 1024 2048 4096) on the 570k database, Swiss-Prot half and
+#            UniProt 20k, search output compared with the first;
+#   side     side by side with CUDASW++ 4.0 (../shared/tools/sidebyside.sh,
+#            its build started at once in the background) on the three
+#            databases, warpsw with QG_SIDE_ARGS (default: the query-group
+#            kernel; e.g. "--auto-query-group 1024") and score-only columns;
+#   ncu      ncu on steady launches of the query-group kernel and of
+#            group-i16x2 (the 5,478-residue query, the first launches
+#            skipped): occupancy, issue, and every pipe's load;
+#   configs  configurations pinned (QG_CONFIGS="g8_r32 g16_r32") on the
+#            570k database.
+# Every log goes to a work folder packed after each step into $OUT/qg.tgz
+# (the device tool brings back at most 8 files); $OUT/qg.log has it all.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/warpsw-out}
-mkdir -p "$out"
+work=${QG_WORK:-/tmp/qg}
+mkdir -p "$out" "$work"
 cd "$here"
 exec > >(tee -a "$out/qg.log") 2>&1
 # The binaries, when scripts/gpu.sh (LEAN=1) compressed them.
 for f in warpsw warpsw-tests; do [ -f "$f.xz" ] && xz -d -f "$f.xz"; done
 t0=$(date +%s)
-at() { echo "== at $(($(date +%s) - t0)) s: $*"; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+at() {
+    echo "== at $(($(date +%s) - t0)) s: $*"
+    tar czf "$out/qg.tgz" -C "$work" . 2> /dev/null
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
 echo "commit $(cat COMMIT)"
 
-# In the background: CUDASW++ 4.0's build (about 80 s), the databases.
+# In the background: CUDASW++ 4.0's build (80-200 s), the databases.
 (
     mkdir -p /tmp/sidebyside/logs && cd /tmp/sidebyside \
         && tar -xzf "$here/cudasw4-37a394c.tar.gz" \
         && sed -i 's/-arch=native/-arch=sm_90/; s/^COMPILE = $(COMPILER) /COMPILE = $(COMPILER) -x cu /' cudasw4/Makefile \
-        && { ls /usr/local/cuda/lib64/libnvToolsExt.so* >/dev/null 2>&1 || sed -i 's/-lnvToolsExt//' cudasw4/Makefile; } \
-        && cd cudasw4 && nice make -j12 release > "$out/cudasw4_build.log" 2>&1
-    echo "cudasw4 build rc $? at $(($(date +%s) - t0)) s" >> "$out/cudasw4_build.log"
+        && { ls /usr/local/cuda/lib64/libnvToolsExt.so* > /dev/null 2>&1 || sed -i 's/-lnvToolsExt//' cudasw4/Makefile; } \
+        && cd cudasw4 && nice make -j12 release > "$work/cudasw4_build.log" 2>&1
+    echo "cudasw4 build rc $? at $(($(date +%s) - t0)) s" >> "$work/cudasw4_build.log"
 ) &
 (
     python3 synthdb.py --sequences 570000 --seed 1 > synth570k.fa \
@@ -39,59 +52,95 @@ echo "commit $(cat COMMIT)"
     if [ -f sprot_half.fasta.xz ]; then
         xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o sprot_half.wsw > /dev/null
     fi
+    ./warpsw makedb uniprot20k.fasta.gz -o uniprot20k.wsw > /dev/null
     touch dbs.done
 ) &
+databases() { while [ ! -f dbs.done ]; do sleep 1; done; }
+dbs="synth570k sprot_half uniprot20k"
 
-if [ -n "${QG_TESTS-gpu_query_group}" ]; then
-    timeout 170 ./warpsw-tests --ignored --test-threads=1 "${QG_TESTS-gpu_query_group}" > "$out/tests.log" 2>&1
+step_tests() {
+    timeout "${QG_TEST_TIMEOUT:-240}" ./warpsw-tests --ignored --test-threads=1 "${QG_TESTS:-gpu_query_group}" \
+        > "$work/tests.log" 2>&1
     echo "tests rc $?"
-    grep -E "^test |test result|mismatch|panicked|pairs compared" "$out/tests.log" | head -20
-    at tests
-fi
-while [ ! -f dbs.done ]; do sleep 1; done
-at databases
-
-kernels=${QG_KERNELS:-group-i16x2,query-group-i16x2}
-for db in synth570k sprot_half; do
-    [ -f "$db.wsw" ] || continue
-    ./warpsw bench --device gpu --check 300 --csv "$out/bench.csv" --query queries.fasta --db "$db.wsw" \
-        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 2 --kernels "$kernels" > "$out/bench_$db.log" 2>&1
-    echo "bench $db rc $?"
-    grep -vE "^\s*$" "$out/bench_$db.log" | tail -60
-    at "bench $db"
-done
-
-side() { # DB FASTA: CUDASW++ 4.0 and the query-group kernel, score-only columns
-    local name=$1 fasta=$2
-    while ! grep -q "build rc" "$out/cudasw4_build.log" 2>/dev/null; do sleep 1; done
-    [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
-    mkdir -p "$out/s_$name"
-    WARPSW_ARGS="--kernel query-group-i16x2 --columns qseqid,sseqid,score,evalue,bitscore" KERNEL=query-group-i16x2 \
-        OUT="$out/s_$name" timeout 200 bash sidebyside.sh queries.fasta "$fasta" > "$out/s_$name/table.txt" 2>&1
-    cat "$out/s_$name/table.txt" | tail -26
-    at "side by side $name"
+    grep -E "^test |test result|mismatch|panicked|pairs compared" "$work/tests.log" | head -20
 }
-side synth570k synth570k.fa
 
-if command -v ncu > /dev/null; then
-    awk '/^>/ { n++ } n == 5' queries.fasta > q464.fasta
-    timeout 120 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
-        --section LaunchStats --section InstructionStats --section ComputeWorkloadAnalysis \
-        --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,sm__cycles_elapsed.avg \
-        -k regex:sw_query_group -c 3 \
-        ./warpsw search -q q464.fasta -d synth570k.wsw --device gpu --kernel query-group-i16x2 --gpu-streams 1 \
-        -o "$out/ncu_hits.tsv" > "$out/ncu_query_group.txt" 2>&1
-    grep -E 'sw_query_group|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|bank_conflicts|wavefronts|Issued Warp|No Eligible|Compute \(SM\) Throughput|Issue Slots Busy|ALU|FMA' "$out/ncu_query_group.txt" | head -60
-    at ncu
-fi
+step_bench() {
+    databases
+    for db in synth570k sprot_half; do
+        [ -f "$db.wsw" ] || continue
+        ./warpsw bench --device gpu --check 300 --csv "$work/bench.csv" --query queries.fasta --db "$db.wsw" \
+            --gap-open 10 --gap-extend 1 --warmup 1 --repeat 2 \
+            --kernels "${QG_KERNELS:-group-i16x2,query-group-i16x2}" > "$work/bench_$db.log" 2>&1
+        echo "bench $db rc $?"
+        grep -vE "^ +sw_|entry point" "$work/bench_$db.log" | tail -26
+    done
+}
 
-[ -f sprot_half.fasta ] && side sprot_half sprot_half.fasta
-side uniprot20k uniprot20k.fasta.gz
+step_splits() {
+    databases
+    for db in $dbs; do
+        [ -f "$db.wsw" ] || continue
+        for split in 0 ${QG_SPLITS:-512 1024 2048 4096}; do
+            ./warpsw bench --device gpu --check 100 --csv "$work/splits.csv" --query queries.fasta --db "$db.wsw" \
+                --gap-open 10 --gap-extend 1 --warmup 1 --repeat 2 --kernels auto --auto-query-group "$split" \
+                > "$work/split_${db}_$split.log" 2>&1
+            echo "== $db, --auto-query-group $split: $(grep -E '^overall' "$work/split_${db}_$split.log")"
+            ./warpsw search -q queries.fasta -d "$db.wsw" --gap-open 10 --gap-extend 1 --device gpu \
+                --auto-query-group "$split" --columns qseqid,sseqid,score -o "$work/hits_${db}_$split.tsv" 2>&1 | tail -1
+            cmp -s "$work/hits_${db}_0.tsv" "$work/hits_${db}_$split.tsv" || echo "HITS DIFFER from --auto-query-group 0"
+        done
+    done
+}
 
-for config in ${QG_CONFIGS:-g8_r32 g16_r32}; do
-    WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw bench --device gpu --check 100 --query queries.fasta --db synth570k.wsw \
-        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels query-group-i16x2 > "$out/config_$config.log" 2>&1
-    echo "== $config"
-    grep -E "^overall|^ *[0-9A-Za-z_|.]+ +[0-9]+ +[0-9.]+$" "$out/config_$config.log" | tail -22
+step_side() {
+    databases
+    while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
+    for pair in synth570k:synth570k.fa sprot_half:sprot_half.fasta uniprot20k:uniprot20k.fasta.gz; do
+        local name=${pair%%:*} fasta=${pair#*:}
+        [ -f "$fasta" ] || continue
+        [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
+        mkdir -p "$work/side_$name"
+        WARPSW_ARGS="${QG_SIDE_ARGS:---kernel query-group-i16x2} --columns qseqid,sseqid,score,evalue,bitscore" \
+            KERNEL="${QG_SIDE_KERNEL:-query-group-i16x2}" OUT="$work/side_$name" \
+            timeout 200 bash sidebyside.sh queries.fasta "$fasta" > "$work/side_$name/table.txt" 2>&1
+        tail -26 "$work/side_$name/table.txt"
+    done
+}
+
+step_ncu() {
+    databases
+    command -v ncu > /dev/null || { echo "no ncu"; return; }
+    awk '/^>/ { n++ } n == 20' queries.fasta > q5478.fasta
+    # One stream: launches in chunk order, longest chunk first. The query
+    # group's 22 passes a chunk: skipping 264 lands on a chunk of the
+    # database's middle lengths; group-i16x2 launches g32_r16 once.
+    for kernel in query-group-i16x2:sw_query_group_i16x2_g8_r32:264 group-i16x2:sw_group_i16x2_g32_r16:0; do
+        local name=${kernel%%:*} rest=${kernel#*:}
+        local symbol=${rest%%:*} skip=${rest#*:}
+        timeout 150 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+            --section LaunchStats --section InstructionStats --section ComputeWorkloadAnalysis \
+            --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
+            -k "regex:^$symbol\$" --launch-skip "$skip" -c 2 \
+            ./warpsw search -q q5478.fasta -d synth570k.wsw --device gpu --kernel "$name" --gpu-streams 1 \
+            -o "$work/ncu_hits_$name.tsv" > "$work/ncu_$name.txt" 2>&1
+        echo "== ncu $name ($symbol)"
+        grep -E "Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|pipe_|bank_conflicts|wavefronts" \
+            "$work/ncu_$name.txt" | head -30
+    done
+}
+
+step_configs() {
+    databases
+    for config in ${QG_CONFIGS:-g8_r32 g16_r32}; do
+        WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw bench --device gpu --check 100 --query queries.fasta \
+            --db synth570k.wsw --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels query-group-i16x2 \
+            > "$work/config_$config.log" 2>&1
+        echo "== $config: $(grep -E '^overall' "$work/config_$config.log")"
+    done
+}
+
+for step in ${QG_STEPS:-tests bench splits side ncu configs}; do
+    "step_$step"
+    at "$step"
 done
-at done
