@@ -16,7 +16,8 @@
 #   ncu      ncu on steady launches of the query-group kernel and of
 #            group-i16x2 (the 5,478-residue query, the first launches
 #            skipped): occupancy, issue, and every pipe's load;
-#   configs  configurations pinned (QG_CONFIGS="g8_r32 g16_r32") on the
+#   configs  configurations pinned (QG_CONFIGS="g8_r24 g8_r24_plain g8_r32
+#            g16_r32") on the
 #            570k database.
 # Every log goes to a work folder packed after each step into $OUT/qg.tgz
 # (the device tool brings back at most 8 files); $OUT/qg.log has it all.
@@ -132,7 +133,7 @@ step_ncu() {
 
 step_configs() {
     databases
-    for config in ${QG_CONFIGS:-g8_r32 g16_r32}; do
+    for config in ${QG_CONFIGS:-g8_r24 g8_r24_plain g8_r32 g16_r32}; do
         WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw bench --device gpu --check 100 --query queries.fasta \
             --db synth570k.wsw --gap-open 10 --gap-extend 1 --warmup 1 --repeat 1 --kernels query-group-i16x2 \
             > "$work/config_$config.log" 2>&1

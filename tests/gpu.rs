@@ -665,8 +665,8 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
 /// The query-group kernel on the GPU against the reference: 100,000
 /// database sequences (and 12,000-, 9,000- and 5,000-residue ones, an empty
 /// one, a one-residue one) with queries of one pass, two and several, on 1
-/// and 8 streams; a budget too small for every pair's border at once (a
-/// chunk in several launches per pass); then every matrix and gap setting
+/// and 8 streams; a budget too small for the chunks' own border scratch
+/// (one stream's order, the shared scratch); then every matrix and gap setting
 /// on a small database, with scores above 16 bits (rescued), gap costs the
 /// 8-bit profile cannot take (`group-i16x2` runs) and beyond 16 bits.
 #[test]

@@ -240,6 +240,45 @@ impl PackedGaps {
     }
 }
 
+/// One cell of the plain update (CUDASW++4's order, [`Lane::row`]): from
+/// the H of the cell diagonally above-left, the cell's score pair, the E
+/// entering from the left and the F from above, returns the cell's H and
+/// leaves the E for the next column in `e` and the F for the next row in
+/// `f`: an add and a three-way max with the zero floor, then `H - first`
+/// made once for both gaps.
+#[inline(always)]
+pub(crate) fn plain_cell(
+    diag: i16x2,
+    sub: i16x2,
+    e: &mut i16x2,
+    f: &mut i16x2,
+    g: PackedGaps,
+) -> i16x2 {
+    let h = (diag + sub)
+        .max_score(*e)
+        .max_score(f.max_score(i16x2::splat(0)));
+    let opened = h + g.minus_first;
+    *e = (*e + g.minus_extend).max_score(opened);
+    *f = (*f + g.minus_extend).max_score(opened);
+    h
+}
+
+/// [`biased_cell`] with `BIASED`, else [`plain_cell`].
+#[inline(always)]
+pub(crate) fn cell_update<const BIASED: bool>(
+    diag: i16x2,
+    sub: i16x2,
+    e: &mut i16x2,
+    f: &mut i16x2,
+    g: PackedGaps,
+) -> i16x2 {
+    if BIASED {
+        biased_cell(diag, sub, e, f, g)
+    } else {
+        plain_cell(diag, sub, e, f, g)
+    }
+}
+
 /// One cell of the biased update (module docs, *Biased update*): from the
 /// `o = H - first` of the cell diagonally above-left, the cell's score
 /// pair as the biased table holds it (`s + first`), the E entering from
@@ -337,22 +376,11 @@ impl<const R: usize> Lane<R> {
         self.left_h_above = left_h;
         let mut e = left_e;
         let mut best = self.best;
-        let zero = i16x2::splat(0);
         let mut cell = |col: usize, e: &mut i16x2| -> i16x2 {
             let sub = pair(*table_row.add(self.codes[col] as usize) as i32);
-            let f = self.f[col];
-            let h = if BIASED {
-                let mut f = f;
-                let o = biased_cell(diag, sub, e, &mut f, g);
-                self.f[col] = f;
-                o
-            } else {
-                let h = (diag + sub).max_score(*e).max_score(f.max_score(zero));
-                let opened = h + g.minus_first;
-                *e = (*e + g.minus_extend).max_score(opened);
-                self.f[col] = (f + g.minus_extend).max_score(opened);
-                h
-            };
+            let mut f = self.f[col];
+            let h = cell_update::<BIASED>(diag, sub, e, &mut f, g);
+            self.f[col] = f;
             diag = self.h[col];
             self.h[col] = h;
             h

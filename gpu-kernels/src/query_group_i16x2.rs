@@ -85,7 +85,7 @@
 
 use core::simd::i16x2;
 
-use crate::group_i16x2::{GapAddends, PackedGaps, biased_cell, bits, load_slot, pair, slot};
+use crate::group_i16x2::{GapAddends, PackedGaps, bits, cell_update, load_slot, pair, slot};
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
 use crate::recurrence::Score;
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
@@ -114,9 +114,9 @@ pub const fn window_words(lanes: usize, columns: usize) -> usize {
     NUM_CODES * slices(columns) * lanes * 4
 }
 
-/// Whether `first` added to every byte of a profile whose scores lie in
-/// `[min, max]` stays an `i8` (module docs, *Exactness*); the pad score
-/// (-128) is among the scores.
+/// Whether `first` (at least 0) added to every byte of a profile whose
+/// largest score is `max` stays an `i8` (module docs, *Exactness*): the
+/// smallest byte is the pad score, -128, and `-128 + first` fits.
 pub const fn bias_fits(max: i32, first: i32) -> bool {
     first >= 0 && first <= 127 && max + first <= 127
 }
@@ -160,8 +160,12 @@ pub struct QueryGroupParams {
     pub threads: u32,
     /// Words per sequence of the chunk's packed residues.
     pub words: u32,
-    /// The launch's pairs are `first_pair ..`.
+    /// The launch's pairs are `first_pair .. end_pair`; the groups of its
+    /// last block past `end_pair` align nothing (a later launch aligns
+    /// their pairs, with a scratch of its own).
     pub first_pair: u32,
+    /// The end of the launch's pairs (see `first_pair`).
+    pub end_pair: u32,
     /// This launch's pass, `0 .. passes`.
     pub pass: u32,
     /// Passes of the query (`ceil(m / (G · R))`).
@@ -178,9 +182,29 @@ pub struct QueryGroupParams {
 unsafe impl cudarc::driver::DeviceRepr for QueryGroupParams {}
 
 /// Slots of border scratch a pair of sequences of at most `longest`
-/// residues needs: a step of the widest group each.
+/// residues needs: a step each of a pass of up to 32 lanes.
 pub const fn scratch_slots(longest: usize) -> usize {
     (longest + 31).next_multiple_of(4)
+}
+
+/// Rows (residues) of the longer sequence of pair `pair_index` of `p`'s
+/// chunk; 0 for a pair past the launch's or the chunk's end.
+///
+/// # Safety
+/// `p.lengths` holds `p.threads` entries.
+#[inline(always)]
+pub unsafe fn pair_rows(p: &QueryGroupParams, pair_index: usize) -> u32 {
+    let low = 2 * pair_index;
+    let threads = p.threads as usize;
+    if pair_index >= p.end_pair as usize || low >= threads {
+        return 0;
+    }
+    let high = if low + 1 < threads {
+        *p.lengths.add(low + 1)
+    } else {
+        0
+    };
+    (*p.lengths.add(low)).max(high)
 }
 
 /// Word `i` of the window of pass `pass` for `lanes` lanes of `columns`
@@ -227,8 +251,8 @@ unsafe fn load_slice(at: *const u32) -> [u32; 4] {
     at.cast::<[u32; 4]>().read_unaligned()
 }
 
-/// The state of one lane: its `R` columns of the query, every H kept as
-/// `H - first` (the biased update).
+/// The state of one lane: its `R` columns of the query (with the biased
+/// update every H kept as `H - first`).
 struct Lane<const R: usize> {
     /// H of each column in the row the lane computed last.
     h: [i16x2; R],
@@ -263,7 +287,7 @@ impl<const R: usize> Lane<R> {
     /// Both rows hold [`slices`]`(R)` readable slices `slice_stride` words
     /// apart ([`load_slice`]).
     #[inline(always)]
-    unsafe fn row(
+    unsafe fn row<const BIASED: bool>(
         &mut self,
         low_row: *const u32,
         high_row: *const u32,
@@ -286,7 +310,7 @@ impl<const R: usize> Lane<R> {
             let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
             let sub = score_pair(low[k][word], high[k][word], byte);
             let mut f = self.f[col];
-            let o = biased_cell(diag, sub, e, &mut f, g);
+            let o = cell_update::<BIASED>(diag, sub, e, &mut f, g);
             self.f[col] = f;
             diag = self.h[col];
             self.h[col] = o;
@@ -319,8 +343,10 @@ impl<const R: usize> Lane<R> {
 /// (one call computes the whole group), 1 on the GPU (each thread its own
 /// lane).
 ///
-/// A pair past the chunk's end (`2 * pair_index >= p.threads`) aligns
-/// nothing and writes nothing, but runs every step with its warp.
+/// A pair past the launch's (`pair_index >= p.end_pair`, or past the
+/// chunk's end) aligns nothing and writes nothing, but runs every step with
+/// its warp. `rows` is the most rows of the warp's pairs ([`pair_rows`],
+/// [`crate::warp::warp_max`]): every group of a warp runs as many steps.
 ///
 /// # Safety
 /// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and every
@@ -335,21 +361,27 @@ impl<const R: usize> Lane<R> {
 ///   two words for every pair of the launch, and the passes before
 ///   `p.pass` ran to completion on it.
 /// * No other group writes this pair's scores.
+/// * `rows` is at least [`pair_rows`] of this pair and at most the chunk's
+///   longest sequence, the same in every group of the warp.
 #[inline(always)]
-pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
+pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED: bool>(
     p: &QueryGroupParams,
     window: *const u32,
     pair_index: usize,
+    rows: u32,
 ) {
     let threads = p.threads as usize;
     let low = 2 * pair_index;
-    let has_low = low < threads;
-    let has_high = low + 1 < threads;
-    let len_of = |s: usize, has: bool| if has { *p.lengths.add(s) } else { 0 };
-    let rows = crate::warp::warp_max(len_of(low, has_low).max(len_of(low + 1, has_high)));
+    let in_launch = pair_index < p.end_pair as usize;
+    let has_low = in_launch && low < threads;
+    let has_high = in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
-    // H = 0 as the lanes keep it (`H - first`).
-    let h_zero = g.minus_first;
+    // H = 0 as the lanes keep it (`H - first` with the biased update).
+    let h_zero = if BIASED {
+        g.minus_first
+    } else {
+        i16x2::splat(0)
+    };
     let lanes = V::VL;
     let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
     let neg_inf = bits(i16x2::splat(NEG_INF_I16));
@@ -394,7 +426,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
     let pad_offsets = (PAD_CODE as u32 * code_words) * 0x1_0001;
 
     let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero));
-    let mut letters = V::splat(pad_offsets as i32);
+    let mut row_offsets = V::splat(pad_offsets as i32);
     let (h0, e0) = left_of(0);
     let mut left_h = V::from_lanes(|l| if l == 0 { h0 } else { bits(h_zero) });
     let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { neg_inf });
@@ -404,17 +436,17 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
     // (row `t - G + 1`) go to slot `t` for the next pass, and lane 0 takes
     // `(h_next, e_next)`, the left of row `t + 1`.
     let mut step = |t: u32, next: u32, (h_next, e_next): (i32, i32)| {
-        letters = letters.shift_up(next as i32);
+        row_offsets = row_offsets.shift_up(next as i32);
         let mut in_h = [0i32; N];
         let mut in_e = [0i32; N];
         left_h.for_lanes(|l, x| in_h[l % N] = x);
         left_e.for_lanes(|l, x| in_e[l % N] = x);
         let mut out_h = [0i32; N];
         let mut out_e = [0i32; N];
-        letters.for_lanes(|l, both| {
+        row_offsets.for_lanes(|l, both| {
             let lane_slice = window.add(l * 4);
             let both = both as u32;
-            let (h, e) = state[l % N].row(
+            let (h, e) = state[l % N].row::<BIASED>(
                 lane_slice.add((both & 0xffff) as usize),
                 lane_slice.add((both >> 16) as usize),
                 slice_stride,
@@ -470,10 +502,14 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
     for l in 0..lanes {
         best = best.max_score(pair(bests.lane_value(l)));
     }
-    // In 32 bits: a best above the limit plus `first` must not wrap.
-    let first = i32::from(p.gaps.first as u16 as i16);
+    // In 32 bits: a biased best above the limit plus `first` must not wrap.
+    let unbias = if BIASED {
+        i32::from(p.gaps.first as u16 as i16)
+    } else {
+        0
+    };
     let raise = |s: usize, half: usize| {
-        let score = i32::from(best[half]) + first;
+        let score = i32::from(best[half]) + unbias;
         let at = p.scores.add(s);
         *at = if p.pass == 0 { score } else { (*at).max(score) };
     };
@@ -487,8 +523,9 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
     });
 }
 
-/// Copies pass `p.pass`'s window into the block's shared memory (every
-/// thread of the block takes part, then the block synchronises).
+/// Copies pass `p.pass`'s window into the block's shared memory, `s +
+/// first` with the biased update (every thread of the block takes part,
+/// then the block synchronises).
 ///
 /// # Safety
 /// `window` holds [`window_words`]`(G, R)` words; `p.profile` holds
@@ -496,14 +533,18 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize>(
 /// every thread of the block calls it.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn load_window<const G: usize, const R: usize>(p: &QueryGroupParams, window: *mut u32) {
+unsafe fn load_window<const G: usize, const R: usize, const BIASED: bool>(
+    p: &QueryGroupParams,
+    window: *mut u32,
+) {
     use core::arch::nvptx::{_block_dim_x, _syncthreads, _thread_idx_x};
-    let first = p.gaps.first & 0xffff;
+    let first = if BIASED { p.gaps.first & 0xffff } else { 0 };
     let mut i = _thread_idx_x() as usize;
     while i < window_words(G, R) {
-        if let Some(at) = window_source(i, G, R, p.pass as usize, p.row_words as usize) {
-            *window.add(i) = biased_bytes(*p.profile.add(at), first);
-        }
+        *window.add(i) = match window_source(i, G, R, p.pass as usize, p.row_words as usize) {
+            Some(at) => biased_bytes(*p.profile.add(at), first),
+            None => 0,
+        };
         i += _block_dim_x() as usize;
     }
     _syncthreads();
@@ -514,7 +555,7 @@ unsafe fn load_window<const G: usize, const R: usize>(p: &QueryGroupParams, wind
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<u32> {
     let c = CONFIGS[config];
-    let first = p.gaps.first & 0xffff;
+    let first = if c.biased { p.gaps.first & 0xffff } else { 0 };
     (0..window_words(c.lanes, c.columns))
         .map(|i| {
             window_source(i, c.lanes, c.columns, p.pass as usize, p.row_words as usize)
@@ -533,6 +574,10 @@ pub struct Config {
     pub lanes: usize,
     /// Query columns per lane, `R`.
     pub columns: usize,
+    /// Whether the cell update keeps `H - first` (`crate::group_i16x2`,
+    /// *Biased update*; the window holds `s + first`) or is the plain one
+    /// (the window holds `s`).
+    pub biased: bool,
     /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
     /// is meant to hold on `sm_80` and on `sm_90`: the register cap
     /// written into the PTX (host/build.rs).
@@ -563,11 +608,11 @@ impl Config {
         crate::group_i16x2::max_registers(self.blocks_per_sm[hopper as usize])
     }
 
-    /// The model [`config_for`] minimises: a pair's lane-steps over every
-    /// pass times what a lane spends a step (about 6.5 instructions a
-    /// column for the cell updates and the permute, 14 for the shuffles,
-    /// the residues and the loads), plus a pass's own (the group's best,
-    /// the scores, the block's window).
+    /// The model [`config_for`] minimises, in halves of an instruction: a
+    /// pair's lane-steps over every pass times what a lane spends a step
+    /// (13 a column for the cell updates and the permute, 28 for the
+    /// shuffles, the residues and the loads), plus a pass's own (2,000 a
+    /// lane: the group's best, the scores, its share of the window).
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
         let steps = (rows + self.lanes - 1).next_multiple_of(4);
@@ -581,7 +626,7 @@ impl Config {
 /// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
 /// one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $blocks:expr)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $biased:literal, $blocks:expr)),* $(,)?) => {
         $(
             /// GPU entry point: `G` lanes per pair of sequences, `R` query
             /// columns per lane, one pass of the query (module docs).
@@ -594,12 +639,17 @@ macro_rules! query_group_configs {
             #[cfg(target_arch = "nvptx64")]
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {
-                let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-                load_window::<$g, $r>(&p, window);
-                // Every group of the warp runs (a group past the chunk's
-                // end aligns nothing and writes nothing).
+                // Declared as 16-byte slices: the window's loads are 16 bytes.
+                let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>()
+                    .cast::<u32>();
+                load_window::<$g, $r, $biased>(&p, window);
+                // Every group of the warp runs (a group past the launch's
+                // pairs aligns nothing and writes nothing).
                 let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1>(&p, window, pair_index);
+                let rows = crate::warp::warp_max(pair_rows(&p, pair_index));
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, $biased>(
+                    &p, window, pair_index, rows,
+                );
             }
         )*
 
@@ -608,6 +658,7 @@ macro_rules! query_group_configs {
             symbol: stringify!($name),
             lanes: $g,
             columns: $r,
+            biased: $biased,
             blocks_per_sm: $blocks,
         }),*];
 
@@ -616,19 +667,22 @@ macro_rules! query_group_configs {
         ///
         /// # Safety
         /// [`align_pass`]'s, with `window` [`host_window`] of `p` for
-        /// `config`; `config < CONFIGS.len()`.
+        /// `config` and `rows` the most of [`pair_rows`] over the pairs
+        /// that share the pair's warp on the GPU; `config <
+        /// CONFIGS.len()`.
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn align_pass_emulated(
             config: usize,
             p: &QueryGroupParams,
             window: *const u32,
             pair_index: usize,
+            rows: u32,
         ) {
             let mut k = 0;
             $(
                 if config == k {
-                    return align_pass::<crate::vector::HostVector<$g>, $r, $g>(
-                        p, window, pair_index,
+                    return align_pass::<crate::vector::HostVector<$g>, $r, $g, $biased>(
+                        p, window, pair_index, rows,
                     );
                 }
                 k += 1;
@@ -641,36 +695,37 @@ macro_rules! query_group_configs {
 
 // Register caps: up to 12 columns a lane 80 (three blocks of 256 an SM),
 // wider 128 (two), the least without spills in the steps' loop (ptxas
-// 13.0, scripts/codegen.sh; counts in benches/RESULTS.md).
+// 13.0, scripts/codegen.sh; counts in benches/RESULTS.md). The plain
+// update's configurations (`_plain`: its `H - first` is one add that
+// may issue off the min/max pipe, E's chain four operations a column)
+// are there to be measured against the biased ones: `config_for` does
+// not pick them, `WARPSW_QUERY_GROUP_CONFIG` (host) pins one.
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, [2, 3]),
-    (sw_query_group_i16x2_g8_r12, 8, 12, [2, 3]),
-    (sw_query_group_i16x2_g8_r16, 8, 16, [1, 2]),
-    (sw_query_group_i16x2_g8_r20, 8, 20, [1, 2]),
-    (sw_query_group_i16x2_g8_r24, 8, 24, [1, 2]),
-    (sw_query_group_i16x2_g8_r28, 8, 28, [1, 2]),
-    (sw_query_group_i16x2_g8_r32, 8, 32, [1, 2]),
-    (sw_query_group_i16x2_g16_r16, 16, 16, [1, 2]),
-    (sw_query_group_i16x2_g16_r20, 16, 20, [1, 2]),
-    (sw_query_group_i16x2_g16_r24, 16, 24, [1, 2]),
-    (sw_query_group_i16x2_g16_r28, 16, 28, [1, 2]),
-    (sw_query_group_i16x2_g16_r32, 16, 32, [1, 2]),
+    (sw_query_group_i16x2_g8_r8, 8, 8, true, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, true, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, true, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, true, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, true, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, true, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, true, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, true, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, true, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, true, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, true, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, true, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, false, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, false, [1, 2]),
 );
 
 /// Which configuration of [`CONFIGS`] runs a query of `query_len` residues
-/// on a chunk whose longest sequence has `rows` residues: the least
-/// [`Config::cost`] (the first of equals).
+/// on a chunk whose longest sequence has `rows` residues: the biased one of
+/// least [`Config::cost`] (the first of equals).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn config_for(query_len: usize, rows: usize) -> usize {
-    let mut chosen = 0;
-    let mut k = 1;
-    while k < CONFIGS.len() {
-        if CONFIGS[k].cost(query_len, rows) < CONFIGS[chosen].cost(query_len, rows) {
-            chosen = k;
-        }
-        k += 1;
-    }
-    chosen
+    (0..CONFIGS.len())
+        .filter(|&k| CONFIGS[k].biased)
+        .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
+        .expect("biased configurations")
 }
 
 /// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),

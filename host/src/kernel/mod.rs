@@ -124,8 +124,8 @@ pub enum Kernel {
     /// in the lanes, the database streamed through them, the scores read
     /// sixteen at a time from a query profile in shared memory; one
     /// configuration per query and chunk, a launch per pass of the query;
-    /// rescued in 32 bits. Runs `GroupI16x2` where the gap-open cost added
-    /// to the matrix's scores leaves 8 bits.
+    /// rescued in 32 bits. Runs `GroupI16x2` where `first` (open + extend)
+    /// added to the matrix's largest score does not fit an `i8`.
     QueryGroupI16x2,
 }
 
@@ -226,9 +226,9 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo {
         kernel: Kernel::QueryGroupI16x2,
         name: "query-group-i16x2",
-        symbol: "sw_query_group_i16x2_g16_r32",
+        symbol: "sw_query_group_i16x2_g8_r32",
         paper: "CUDASW++ 4.0's lane groups (Schmidt 2024) with the query profile of SW-CUDA (Manavski 2008) and CUDASW++ 2.0 (Liu 2010), packed 16-bit scores",
-        mapping: "8-16 lanes per two database sequences (16-bit halves), 8-32 query columns per lane, database streamed through the group, scores by 16-byte shared loads; a launch per pass of the query; overflow rescored in 32 bits",
+        mapping: "8 lanes (16 pinned) per two database sequences (16-bit halves), 8-32 query columns per lane, database streamed through the group, scores by 16-byte shared loads; a launch per pass of the query; overflow rescored in 32 bits",
         score_bits: 16,
     },
 ];

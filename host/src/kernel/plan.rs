@@ -405,6 +405,18 @@ mod tests {
             plan.to_string(),
             "auto (query-group-i16x2 up to 1024 residues, group-i16x2 above)"
         );
+        // A two-stage plan splits at its second stage's widths too.
+        let group_long = KernelChoice::Auto(AutoOptions {
+            group_min_sequences: usize::MAX,
+            min_sequences: 0,
+            long: Kernel::GroupI16x2,
+            ..AutoOptions::default()
+        });
+        let splits = Plan::new(group_long, HOPPER, &database(10), Gaps::new(11, 1)).splits();
+        assert_eq!(
+            splits,
+            [DEFAULT_AUTO_THRESHOLD, 1280, 1536, 2048, 3072, 4096]
+        );
         let default = KernelChoice::Auto(AutoOptions {
             group_min_sequences: 0,
             ..AutoOptions::default()

@@ -11,16 +11,18 @@
 //! sequential profile, and what runs when this kernel cannot) followed by
 //! four header words (the query's length, the matrix's largest score, the
 //! words of a profile row, 0) and the query profile's rows. The kernels add
-//! the gap-open cost to each 8-bit score; with a matrix and gap costs where
-//! that leaves 8 bits ([`bias_fits`]), or with gap costs beyond 16 bits,
+//! `first` (open + extend) to each 8-bit score; with a matrix and gap
+//! costs where that sum does not fit an `i8` ([`bias_fits`]), or with gap
+//! costs beyond 16 bits,
 //! a chunk runs `group-i16x2` instead.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::{
     CONFIGS, QueryGroupParams, align_pass_emulated, bias_fits, config_for, config_named,
-    host_window, profile_row_words, scratch_slots,
+    host_window, pair_rows, profile_row_words, scratch_slots,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -46,12 +48,22 @@ const MULTI_PASS_PAIRS_PER_SM: usize = 256;
 /// `sw_query_group_i16x2_`), for benchmarks that compare configurations.
 pub const CONFIG_VARIABLE: &str = "WARPSW_QUERY_GROUP_CONFIG";
 
-/// The configuration [`CONFIG_VARIABLE`] pins, read once.
-static PINNED: LazyLock<Option<usize>> = LazyLock::new(|| {
-    std::env::var(CONFIG_VARIABLE)
-        .ok()
-        .and_then(|name| config_named(&name))
-});
+/// The configuration [`CONFIG_VARIABLE`] pins, read once: `Err` names a
+/// configuration that does not exist.
+static PINNED: LazyLock<std::result::Result<Option<usize>, String>> =
+    LazyLock::new(|| match std::env::var(CONFIG_VARIABLE) {
+        Err(_) => Ok(None),
+        Ok(name) => config_named(&name).map(Some).ok_or_else(|| {
+            let known: Vec<_> = CONFIGS
+                .iter()
+                .map(|c| c.symbol.trim_start_matches("sw_query_group_i16x2_"))
+                .collect();
+            format!(
+                "{CONFIG_VARIABLE}={name} names no query-group configuration; configurations: {}",
+                known.join(", ")
+            )
+        }),
+    });
 
 /// The query-group kernels' family.
 pub(crate) struct QueryGroup;
@@ -67,9 +79,29 @@ static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 });
 
 /// The configuration for a query of `query_len` residues on a chunk whose
-/// longest sequence has `longest` residues.
-fn config(query_len: usize, longest: usize) -> usize {
-    PINNED.unwrap_or_else(|| config_for(query_len, longest))
+/// longest sequence has `longest` residues: the pinned one, or
+/// `config_for`'s; an error if [`CONFIG_VARIABLE`] names none.
+fn config(query_len: usize, longest: usize) -> Result<usize> {
+    match &*PINNED {
+        Ok(pinned) => Ok(pinned.unwrap_or_else(|| config_for(query_len, longest))),
+        Err(message) => Err(Error::InvalidArgument(message.clone())),
+    }
+}
+
+/// Whether configuration `config` runs with gap costs `gaps` and a matrix
+/// whose largest score is `max_score`: the gaps fit 16 bits and, with the
+/// biased update, `first` added to every score fits an `i8`.
+fn runs(config: usize, gaps: Gaps, max_score: i32) -> bool {
+    simt_i16x2::gaps_fit(gaps) && (!CONFIGS[config].biased || bias_fits(max_score, gaps.first))
+}
+
+/// The pairs that share pair `pair`'s warp in a launch of pairs
+/// `first_pair .. end_pair` with groups of `lanes` lanes (a warp holds
+/// `32 / lanes` groups, counted from the launch's first pair).
+fn warp_pairs(pair: usize, first_pair: usize, end_pair: usize, lanes: usize) -> Range<usize> {
+    let per_warp = 32 / lanes;
+    let start = first_pair + (pair - first_pair) / per_warp * per_warp;
+    start..(start + per_warp).min(end_pair)
 }
 
 /// Where a query-group profile's parts lie.
@@ -142,7 +174,7 @@ impl Adapter for QueryGroup {
 
     fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         let query_len = profile.first().copied().unwrap_or(0) as usize;
-        run_emulated_config(config(query_len, chunk.longest()), chunk, profile, gaps)
+        run_emulated_config(config(query_len, chunk.longest())?, chunk, profile, gaps)
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
@@ -164,8 +196,14 @@ impl Adapter for QueryGroup {
         sm_count: usize,
     ) -> usize {
         let group = Group.scratch_pairs(query_len, threads, longest, sm_count);
-        let c = CONFIGS[config(query_len, longest)];
-        if c.passes(query_len) <= 1 {
+        // A pinned configuration that does not exist fails at the launch.
+        let Ok(config) = config(query_len, longest) else {
+            return group;
+        };
+        // Passes never decrease as `longest` grows (`config_for`), so the
+        // configuration `launch` picks for a chunk at most this long needs
+        // no more.
+        if CONFIGS[config].passes(query_len) <= 1 {
             return group;
         }
         // A slot (an H and an E) is one pair of i32.
@@ -187,12 +225,13 @@ impl Adapter for QueryGroup {
         let layout = Layout::new(l.query_len());
         l.check_sizes(l.profile_words() == layout.words())?;
         let gaps = l.gaps();
-        if !simt_i16x2::gaps_fit(gaps) || !bias_fits(l.max_score(), gaps.first) {
-            return group::launch_group(l, layout.suffix());
-        }
         let threads = l.sequences();
         let longest = l.longest();
-        let config = CONFIGS[config(layout.query_len, longest)];
+        let k = config(layout.query_len, longest)?;
+        if !runs(k, gaps, l.max_score()) {
+            return group::launch_group(l, layout.suffix());
+        }
+        let config = CONFIGS[k];
         let passes = config.passes(layout.query_len);
         let pairs = threads.div_ceil(2);
         let slots = scratch_slots(longest);
@@ -228,6 +267,7 @@ impl Adapter for QueryGroup {
                     threads: threads as u32,
                     words: l.words_per_sequence() as u32,
                     first_pair: first_pair as u32,
+                    end_pair: (first_pair + launch_pairs) as u32,
                     pass: pass as u32,
                     passes: passes as u32,
                     slots: slots as u32,
@@ -235,7 +275,7 @@ impl Adapter for QueryGroup {
                 };
                 let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
                 // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
-                // 16 bits and the matrix's scores plus the gap-open cost 8
+                // 16 bits and the matrix's scores plus `first` 8
                 // bits (checked above); the profile's rows are where
                 // `params` points, `row_words` each (size checked above);
                 // the chunk's buffers hold `words_per_sequence` words a
@@ -265,9 +305,16 @@ impl Adapter for QueryGroup {
     }
 }
 
+/// Pairs a launch of the emulated run aligns: few and odd, so that pieces
+/// of a chunk start and end inside warps, as on the GPU when the scratch
+/// holds only part of a chunk's borders.
+const EMULATED_LAUNCH_PAIRS: usize = 7;
+
 /// The query-group kernel's emulated run of one chunk with configuration
-/// `config` (an index of `gpu_kernels::query_group_i16x2::CONFIGS`), the
-/// passes of each pair in turn, then the rescue; `profile` as
+/// `config` (an index of `gpu_kernels::query_group_i16x2::CONFIGS`), as
+/// the GPU runs it: launches of [`EMULATED_LAUNCH_PAIRS`] pairs, each pass
+/// in turn over a launch's pairs, every group as many steps as the longest
+/// pair of its warp; then the rescue. `profile` as
 /// [`Kernel::profile`](super::Kernel::profile) makes it. (`group-i16x2`
 /// where the gap costs do not fit, as on the GPU.)
 pub fn run_emulated_config(
@@ -281,25 +328,26 @@ pub fn run_emulated_config(
     if profile.len() != layout.words() {
         return Err(bad());
     }
-    let group_profile = &profile[..layout.group_words];
-    let max_score = profile[layout.group_words + 1] as i32;
-    if !simt_i16x2::gaps_fit(gaps) || !bias_fits(max_score, gaps.first) {
-        return Group.run_emulated(chunk, group_profile, gaps);
-    }
-    let rows = &profile[layout.rows()..];
     if config >= CONFIGS.len() {
         return Err(Error::Internal(format!(
             "query-group configuration {config} of {}",
             CONFIGS.len()
         )));
     }
+    let group_profile = &profile[..layout.group_words];
+    let max_score = profile[layout.group_words + 1] as i32;
+    if !runs(config, gaps, max_score) {
+        return Group.run_emulated(chunk, group_profile, gaps);
+    }
+    let rows = &profile[layout.rows()..];
     let passes = CONFIGS[config].passes(layout.query_len);
     let threads = chunk.sequences();
+    let pairs = threads.div_ceil(2);
     let mut scores = vec![0i32; threads];
-    // One pair at a time, each as the first of its launch: one pair's
-    // border scratch (u64: 8-byte aligned, as the kernel reads it).
+    // One launch's border scratch (u64: 8-byte aligned, as the kernel
+    // reads it).
     let slots = scratch_slots(chunk.longest());
-    let mut scratch = vec![0u64; slots];
+    let mut scratch = vec![0u64; EMULATED_LAUNCH_PAIRS * slots];
     let mut params = QueryGroupParams {
         profile: rows.as_ptr(),
         residues: chunk.words.as_ptr(),
@@ -310,6 +358,7 @@ pub fn run_emulated_config(
         threads: threads as u32,
         words: chunk.words_per_sequence as u32,
         first_pair: 0,
+        end_pair: 0,
         pass: 0,
         passes: passes as u32,
         slots: slots as u32,
@@ -321,17 +370,31 @@ pub fn run_emulated_config(
             host_window(config, &params, rows)
         })
         .collect();
-    for pair in 0..threads.div_ceil(2) {
-        params.first_pair = pair as u32;
+    let lanes = CONFIGS[config].lanes;
+    for first_pair in (0..pairs).step_by(EMULATED_LAUNCH_PAIRS) {
+        let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(pairs);
+        params.first_pair = first_pair as u32;
+        params.end_pair = end_pair as u32;
         for (pass, window) in windows.iter().enumerate() {
             params.pass = pass as u32;
-            // SAFETY: the gaps fit 16 bits and the bias fits 8 bits
-            // (checked above); the window is `host_window` of this pass
-            // (the host reads its slices unaligned); the chunk's buffers are its own (every
-            // sequence within its words); the scratch holds `slots` for
-            // the one pair of this "launch", and the passes run in
-            // order.
-            unsafe { align_pass_emulated(config, &params, window.as_ptr(), pair) };
+            // The launch's last warp, as on the GPU: whole, with groups
+            // past its pairs.
+            let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / lanes);
+            for pair in first_pair..last {
+                // SAFETY: the configuration runs with these gaps and this
+                // matrix (checked above); the window is `host_window` of
+                // this pass; the chunk's buffers are its own (every
+                // sequence within its words); the scratch holds `slots`
+                // slots for each of the launch's pairs and the passes run
+                // in order; `rows` is the longest pair of the pair's warp.
+                unsafe {
+                    let rows = warp_pairs(pair, first_pair, end_pair, lanes)
+                        .map(|q| pair_rows(&params, q))
+                        .max()
+                        .unwrap_or(0);
+                    align_pass_emulated(config, &params, window.as_ptr(), pair, rows)
+                };
+            }
         }
     }
     Ok(group::rescue_emulated(

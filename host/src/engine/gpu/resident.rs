@@ -438,18 +438,26 @@ impl GpuEngine {
         if query.is_empty() {
             return Ok(());
         }
-        let max_threads = self.chunks.iter().map(|c| c.range.len()).max().unwrap_or(0);
-        let longest = self.chunks.iter().map(|c| c.longest).max().unwrap_or(0);
-        let mut shared = 0;
         for kernel in self.plan.kernels_for_query(query.len()) {
             let adapter = kernel.adapter();
-            shared =
-                shared.max(adapter.scratch_pairs(query.len(), max_threads, longest, self.sm_count));
             let profile = self
                 .stream
                 .clone_htod(&adapter.profile(query, &self.scoring.matrix))
                 .map_err(self.info.error("uploading the query profile"))?;
             self.query.push(DeviceQuery { kernel, profile });
+        }
+        // The shared scratch: the most any chunk's kernel asks for with it
+        // (a chunk's own length and count: the query-group kernels' need
+        // grows with the chunk's longest sequence).
+        let mut shared = 0;
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let adapter = self.chunk_kernel(k)?.adapter();
+            shared = shared.max(adapter.scratch_pairs(
+                query.len(),
+                chunk.range.len(),
+                chunk.longest,
+                self.sm_count,
+            ));
         }
         self.shared_scratch = shared;
         self.overlap_scratch = self.plan_overlap(query.len())?;
