@@ -51,17 +51,8 @@ fn main() {
 /// group and query-group entry point (module docs); fails if one is
 /// missing.
 fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
-    use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS};
-    use gpu_kernels::query_group_i16x2::CONFIGS as QUERY_CONFIGS;
-    let caps: Vec<(&str, u32)> = CONFIGS
-        .iter()
-        .map(|c| (c.symbol, c.max_registers(hopper)))
-        .chain(
-            QUERY_CONFIGS
-                .iter()
-                .map(|c| (c.symbol, c.max_registers(hopper))),
-        )
-        .collect();
+    use gpu_kernels::group_i16x2::BLOCK_THREADS;
+    let caps = gpu_kernels::register_caps(hopper);
     let mut out = String::with_capacity(ptx.len() + 64 * caps.len());
     let mut bounds = None;
     let mut done = 0;

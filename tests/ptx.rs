@@ -81,19 +81,9 @@ fn sm90_ptx_packs_the_16_bit_kernel() {
 /// register cap for the build's architecture.
 #[test]
 fn ptx_caps_the_group_kernels_registers() {
-    use gpu_kernels::group_i16x2::{BLOCK_THREADS, CONFIGS};
-    use gpu_kernels::query_group_i16x2::CONFIGS as QUERY_CONFIGS;
+    use gpu_kernels::group_i16x2::BLOCK_THREADS;
     for (arch, ptx) in BUILDS {
-        let hopper = arch == "sm_90";
-        let caps = CONFIGS
-            .iter()
-            .map(|c| (c.symbol, c.max_registers(hopper)))
-            .chain(
-                QUERY_CONFIGS
-                    .iter()
-                    .map(|c| (c.symbol, c.max_registers(hopper))),
-            );
-        for (symbol, cap) in caps {
+        for (symbol, cap) in gpu_kernels::register_caps(arch == "sm_90") {
             let entry = format!(".visible .entry {symbol}(");
             let after = &ptx[ptx.find(&entry).expect("entry point")..];
             let head = &after[..after.find("\n{").expect("a body")];

@@ -375,31 +375,51 @@ impl<const R: usize> Lane<R> {
         let mut diag = self.left_h_above;
         self.left_h_above = left_h;
         let mut e = left_e;
-        let mut best = self.best;
-        let mut cell = |col: usize, e: &mut i16x2| -> i16x2 {
+        let best = self.best;
+        self.best = row_of_cells::<R>(best, |col| {
             let sub = pair(*table_row.add(self.codes[col] as usize) as i32);
             let mut f = self.f[col];
-            let h = cell_update::<BIASED>(diag, sub, e, &mut f, g);
+            let h = cell_update::<BIASED>(diag, sub, &mut e, &mut f, g);
             self.f[col] = f;
             diag = self.h[col];
             self.h[col] = h;
             h
-        };
-        // Two columns at a time: one three-way max keeps the best of both.
-        let mut k = 0;
-        while k + 1 < R {
-            let h0 = cell(k, &mut e);
-            let h1 = cell(k + 1, &mut e);
-            best = best.max_score(h0.max_score(h1));
-            k += 2;
-        }
-        if k < R {
-            let h = cell(k, &mut e);
-            best = best.max_score(h);
-        }
-        self.best = best;
+        });
         (self.h[R - 1], e)
     }
+}
+
+/// A lane's row of `R` cells: `cell(col)` computes column `col` (columns in
+/// order) and returns its H; returns the best of `best` and every H. Two
+/// columns at a time, so that one three-way max keeps the best of both.
+#[inline(always)]
+pub(crate) fn row_of_cells<const R: usize>(
+    best: i16x2,
+    mut cell: impl FnMut(usize) -> i16x2,
+) -> i16x2 {
+    let mut best = best;
+    let mut k = 0;
+    while k + 1 < R {
+        let h0 = cell(k);
+        let h1 = cell(k + 1);
+        best = best.max_score(h0.max_score(h1));
+        k += 2;
+    }
+    if k < R {
+        best = best.max_score(cell(k));
+    }
+    best
+}
+
+/// The best H of a group, per half: the lanes' own bests (`bests`, one
+/// `i16x2` a lane) folded over the group from `start`.
+#[inline(always)]
+pub(crate) fn group_best<V: Vector>(start: i16x2, bests: V) -> i16x2 {
+    let mut best = start;
+    for l in 0..V::VL {
+        best = best.max_score(pair(bests.lane_value(l)));
+    }
+    best
 }
 
 /// Residue code of column `column` of chunk sequence `s` (the pad past its end).
@@ -551,7 +571,7 @@ pub unsafe fn align_pair<
         core::ptr::null_mut()
     };
     let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero));
-    let mut best = h_zero;
+    let best = h_zero;
     for pass in 0..passes {
         let first_column = pass * width;
         // This pass's columns of the pair, read once; fresh state left of
@@ -666,10 +686,7 @@ pub unsafe fn align_pair<
     }
 
     // The group's best, per half: the lanes' maxima folded over the group.
-    let bests = V::from_lanes(|l| bits(state[l % N].best));
-    for l in 0..lanes {
-        best = best.max_score(pair(bests.lane_value(l)));
-    }
+    let best = group_best(best, V::from_lanes(|l| bits(state[l % N].best)));
     // The score per half, in 32 bits (a biased best above the limit plus
     // `first` must not wrap).
     let unbias = if BIASED {

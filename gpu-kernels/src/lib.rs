@@ -60,6 +60,23 @@ pub mod traceback;
 pub mod vector;
 pub mod warp;
 
+/// Every entry point whose launch bounds `host/build.rs` writes into the
+/// PTX (`.maxntid` of [`group_i16x2::BLOCK_THREADS`], `.maxnreg` of its
+/// cap), with its register cap for `sm_90` (`hopper`) or `sm_80`: the
+/// group and the query-group configurations.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn register_caps(hopper: bool) -> Vec<(&'static str, u32)> {
+    group_i16x2::CONFIGS
+        .iter()
+        .map(|c| (c.symbol, c.max_registers(hopper)))
+        .chain(
+            query_group_i16x2::CONFIGS
+                .iter()
+                .map(|c| (c.symbol, c.max_registers(hopper))),
+        )
+        .collect()
+}
+
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

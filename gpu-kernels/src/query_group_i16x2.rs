@@ -85,9 +85,10 @@
 
 use core::simd::i16x2;
 
-use crate::group_i16x2::{GapAddends, PackedGaps, bits, cell_update, load_slot, pair, slot};
+use crate::group_i16x2::{
+    GapAddends, PackedGaps, bits, cell_update, group_best, load_slot, pair, row_of_cells, slot,
+};
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
-use crate::recurrence::Score;
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
 use crate::vector::Vector;
 
@@ -305,30 +306,17 @@ impl<const R: usize> Lane<R> {
         let mut diag = self.left_h_above;
         self.left_h_above = left_h;
         let mut e = left_e;
-        let mut best = self.best;
-        let mut cell = |col: usize, e: &mut i16x2| -> i16x2 {
+        let best = self.best;
+        self.best = row_of_cells::<R>(best, |col| {
             let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
             let sub = score_pair(low[k][word], high[k][word], byte);
             let mut f = self.f[col];
-            let o = cell_update::<BIASED>(diag, sub, e, &mut f, g);
+            let o = cell_update::<BIASED>(diag, sub, &mut e, &mut f, g);
             self.f[col] = f;
             diag = self.h[col];
             self.h[col] = o;
             o
-        };
-        // Two columns at a time: one three-way max keeps the best of both.
-        let mut k = 0;
-        while k + 1 < R {
-            let h0 = cell(k, &mut e);
-            let h1 = cell(k + 1, &mut e);
-            best = best.max_score(h0.max_score(h1));
-            k += 2;
-        }
-        if k < R {
-            let h = cell(k, &mut e);
-            best = best.max_score(h);
-        }
-        self.best = best;
+        });
         (self.h[R - 1], e)
     }
 }
@@ -497,11 +485,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     }
 
     // The group's best of this pass, per half.
-    let bests = V::from_lanes(|l| bits(state[l % N].best));
-    let mut best = h_zero;
-    for l in 0..lanes {
-        best = best.max_score(pair(bests.lane_value(l)));
-    }
+    let best = group_best(h_zero, V::from_lanes(|l| bits(state[l % N].best)));
     // In 32 bits: a biased best above the limit plus `first` must not wrap.
     let unbias = if BIASED {
         i32::from(p.gaps.first as u16 as i16)
