@@ -378,15 +378,37 @@ impl<const R: usize> Lane<R> {
         let best = self.best;
         self.best = row_of_cells::<R>(best, |col| {
             let sub = pair(*table_row.add(self.codes[col] as usize) as i32);
-            let mut f = self.f[col];
-            let h = cell_update::<BIASED>(diag, sub, &mut e, &mut f, g);
-            self.f[col] = f;
-            diag = self.h[col];
-            self.h[col] = h;
-            h
+            column_update::<BIASED>(
+                &mut self.h[col],
+                &mut self.f[col],
+                &mut diag,
+                sub,
+                &mut e,
+                g,
+            )
         });
         (self.h[R - 1], e)
     }
+}
+
+/// One column of a lane's row: the cell below `h` (the column's H in the
+/// row above; `f` its F, `diag` the H diagonally above-left, `e` the E
+/// entering from the left) by [`cell_update`]; leaves the cell's H in `h`
+/// and the H above it in `diag` (the next column's diagonal), and returns
+/// the cell's H.
+#[inline(always)]
+pub(crate) fn column_update<const BIASED: bool>(
+    h: &mut i16x2,
+    f: &mut i16x2,
+    diag: &mut i16x2,
+    sub: i16x2,
+    e: &mut i16x2,
+    g: PackedGaps,
+) -> i16x2 {
+    let cell = cell_update::<BIASED>(*diag, sub, e, f, g);
+    *diag = *h;
+    *h = cell;
+    cell
 }
 
 /// A lane's row of `R` cells: `cell(col)` computes column `col` (columns in

@@ -86,7 +86,7 @@
 use core::simd::i16x2;
 
 use crate::group_i16x2::{
-    GapAddends, PackedGaps, bits, cell_update, group_best, load_slot, pair, row_of_cells, slot,
+    GapAddends, PackedGaps, bits, column_update, group_best, load_slot, pair, row_of_cells, slot,
 };
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
@@ -310,12 +310,14 @@ impl<const R: usize> Lane<R> {
         self.best = row_of_cells::<R>(best, |col| {
             let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
             let sub = score_pair(low[k][word], high[k][word], byte);
-            let mut f = self.f[col];
-            let o = cell_update::<BIASED>(diag, sub, &mut e, &mut f, g);
-            self.f[col] = f;
-            diag = self.h[col];
-            self.h[col] = o;
-            o
+            column_update::<BIASED>(
+                &mut self.h[col],
+                &mut self.f[col],
+                &mut diag,
+                sub,
+                &mut e,
+                g,
+            )
         });
         (self.h[R - 1], e)
     }
