@@ -1004,3 +1004,44 @@ fn score_only_columns_print_the_full_outputs_values() {
     assert_eq!(hits[0]["target_id"], "self");
     assert!(hits[0].get("cigar").is_none());
 }
+
+/// A query-group configuration pinned for a benchmark that does not exist
+/// is an error that lists the configurations, and nothing is written.
+#[test]
+fn an_unknown_pinned_query_group_configuration_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, db) = search_files(dir.path());
+    let out_file = dir.path().join("hits.tsv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args(
+            "search",
+            &q,
+            &db,
+            &["--kernel", "query-group-i16x2", "-o", s(&out_file)],
+        ))
+        .env("WARPSW_QUERY_GROUP_CONFIG", "g99_r1")
+        .output()
+        .unwrap();
+    let err = failure_stderr(&out);
+    assert!(err.contains("WARPSW_QUERY_GROUP_CONFIG=g99_r1"), "{err}");
+    assert!(
+        err.contains("g8_r32") && err.contains("g8_r24_plain"),
+        "{err}"
+    );
+    assert!(!out_file.exists());
+    // A configuration that exists runs, with the reference's scores.
+    let pinned = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args(
+            "search",
+            &q,
+            &db,
+            &["--kernel", "query-group-i16x2", "--columns", "sseqid,score"],
+        ))
+        .env("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain")
+        .output()
+        .unwrap();
+    let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
+    assert!(pinned.status.success(), "{}", stderr(&pinned));
+    assert!(!pinned.stdout.is_empty());
+    assert_eq!(pinned.stdout, simt.stdout);
+}
