@@ -61,7 +61,8 @@
 //! slice `k` for a residue reads the 16 bytes at its own offset; eight
 //! consecutive lanes read 128 consecutive bytes of the window (same code)
 //! or bytes 128 apart in different codes' rows (rows are a multiple of 128
-//! bytes), so the load takes its 4 wavefronts.
+//! bytes), so the load should take its 4 wavefronts (ncu counted more on
+//! an H100, for reasons not yet known: benches/RESULTS.md).
 //!
 //! # Exactness
 //! As [`crate::group_i16x2`]'s biased update ([`crate::group_i16x2`],
