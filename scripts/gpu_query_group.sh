@@ -38,7 +38,8 @@ at() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
 echo "commit $(cat COMMIT)"
 
-# In the background: CUDASW++ 4.0's build (80-200 s), the databases.
+# In the background: CUDASW++ 4.0's build (80-200 s; beside the GPU test's
+# reference on the host's cores both take longer), the databases.
 (
     mkdir -p /tmp/sidebyside/logs && cd /tmp/sidebyside \
         && tar -xzf "$here/cudasw4-37a394c.tar.gz" \
@@ -60,7 +61,7 @@ databases() { while [ ! -f dbs.done ]; do sleep 1; done; }
 dbs="synth570k sprot_half uniprot20k"
 
 step_tests() {
-    timeout "${QG_TEST_TIMEOUT:-240}" ./warpsw-tests --ignored --test-threads=1 "${QG_TESTS:-gpu_query_group}" \
+    timeout "${QG_TEST_TIMEOUT:-300}" ./warpsw-tests --ignored --test-threads=1 "${QG_TESTS:-gpu_query_group}" \
         > "$work/tests.log" 2>&1
     echo "tests rc $?"
     grep -E "^test |test result|mismatch|panicked|pairs compared" "$work/tests.log" | head -20
