@@ -340,8 +340,8 @@ impl<const R: usize> Lane<R> {
 /// [`crate::warp::warp_max`]): every group of a warp runs as many steps.
 ///
 /// # Safety
-/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and every
-///   profile byte plus `first` fits an `i8` ([`bias_fits`]).
+/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and with
+///   `BIASED` every profile byte plus `first` fits an `i8` ([`bias_fits`]).
 /// * `window` holds [`window_words`]`(V::VL, R)` words (16-byte aligned on
 ///   the GPU), as
 ///   [`window_source`] and [`biased_bytes`] make them for `p.pass`.

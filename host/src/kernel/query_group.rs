@@ -10,11 +10,11 @@
 //! The profile is the group kernels' ([`super::group`]: the rescue's
 //! sequential profile, and what runs when this kernel cannot) followed by
 //! four header words (the query's length, the matrix's largest score, the
-//! words of a profile row, 0) and the query profile's rows. The kernels add
-//! `first` (open + extend) to each 8-bit score; with a matrix and gap
-//! costs where that sum does not fit an `i8` ([`bias_fits`]), or with gap
-//! costs beyond 16 bits,
-//! a chunk runs `group-i16x2` instead.
+//! words of a profile row, 0) and the query profile's rows. The biased
+//! configurations add `first` (open + extend) to each 8-bit score; with a
+//! matrix and gap costs where that sum does not fit an `i8`
+//! ([`bias_fits`]), or with gap costs beyond 16 bits, a chunk runs
+//! `group-i16x2` instead.
 
 use std::ops::Range;
 use std::sync::LazyLock;
