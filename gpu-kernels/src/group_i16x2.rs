@@ -213,6 +213,17 @@ pub struct GapAddends {
 }
 
 impl GapAddends {
+    /// What a kept best adds to become the score, in 32 bits: `first` with
+    /// the biased update (which keeps `H - first`), else 0.
+    #[inline(always)]
+    pub(crate) fn unbias<const BIASED: bool>(self) -> i32 {
+        if BIASED {
+            i32::from(self.first as u16 as i16)
+        } else {
+            0
+        }
+    }
+
     /// The addends of `gaps`, which must [`gaps_fit`].
     pub fn new(gaps: Gaps) -> Self {
         GapAddends {
@@ -231,6 +242,17 @@ pub(crate) struct PackedGaps {
 }
 
 impl PackedGaps {
+    /// H = 0 as the lanes keep it: `-first` with the biased update
+    /// (`H - first`), else 0.
+    #[inline(always)]
+    pub(crate) fn zero_h<const BIASED: bool>(self) -> i16x2 {
+        if BIASED {
+            self.minus_first
+        } else {
+            i16x2::splat(0)
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn new(g: GapAddends) -> Self {
         PackedGaps {
@@ -553,11 +575,7 @@ pub unsafe fn align_pair<
     };
     let g = PackedGaps::new(p.gaps);
     // H = 0 as the lanes keep it.
-    let h_zero = if BIASED {
-        g.minus_first
-    } else {
-        i16x2::splat(0)
-    };
+    let h_zero = g.zero_h::<BIASED>();
     let lanes = V::VL;
     let width = lanes * R;
     // Only a group that is a whole warp runs several passes (the groups of
@@ -711,11 +729,7 @@ pub unsafe fn align_pair<
     let best = group_best(best, V::from_lanes(|l| bits(state[l % N].best)));
     // The score per half, in 32 bits (a biased best above the limit plus
     // `first` must not wrap).
-    let unbias = if BIASED {
-        i32::from(p.gaps.first as u16 as i16)
-    } else {
-        0
-    };
+    let unbias = p.gaps.unbias::<BIASED>();
     let score = |half: usize| i32::from(best[half]) + unbias;
     V::once(|| {
         if !has_low {

@@ -368,11 +368,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     let has_high = in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
     // H = 0 as the lanes keep it (`H - first` with the biased update).
-    let h_zero = if BIASED {
-        g.minus_first
-    } else {
-        i16x2::splat(0)
-    };
+    let h_zero = g.zero_h::<BIASED>();
     let lanes = V::VL;
     let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
     let neg_inf = bits(i16x2::splat(NEG_INF_I16));
@@ -490,11 +486,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     // The group's best of this pass, per half.
     let best = group_best(h_zero, V::from_lanes(|l| bits(state[l % N].best)));
     // In 32 bits: a biased best above the limit plus `first` must not wrap.
-    let unbias = if BIASED {
-        i32::from(p.gaps.first as u16 as i16)
-    } else {
-        0
-    };
+    let unbias = p.gaps.unbias::<BIASED>();
     let raise = |s: usize, half: usize| {
         let score = i32::from(best[half]) + unbias;
         let at = p.scores.add(s);
