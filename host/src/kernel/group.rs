@@ -22,7 +22,9 @@ use gpu_kernels::simt_i16x2;
 use super::Adapter;
 use super::simt::{RESCUE_SYMBOL, SimtArgs, with_chunk_params};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, one_thread_each, vector_grid};
+use crate::engine::gpu::launch::{
+    ChunkLaunch, VECTOR_BLOCK, WorkBuffer, one_thread_each, vector_grid,
+};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
@@ -258,7 +260,8 @@ pub(super) fn launch_group(l: &ChunkLaunch<'_>, suffix: usize) -> Result<()> {
     // pair of the launch: such chunks run in launches of at most what
     // the scratch holds.
     let per_launch = if multi_pass {
-        (2 * l.scratch_pairs() / scratch_words(query_len).max(1)).min(pairs)
+        let fit = 2 * l.scratch_pairs() / scratch_words(query_len).max(1);
+        whole_blocks(fit, pairs, VECTOR_BLOCK as usize / lanes)
     } else {
         pairs
     };
@@ -307,6 +310,20 @@ pub(super) fn launch_group(l: &ChunkLaunch<'_>, suffix: usize) -> Result<()> {
         Ok(())
     } else {
         simt_launch(l, RESCUE_SYMBOL, suffix)
+    }
+}
+
+/// Pairs a launch of a several-pass chunk of `pairs` pairs aligns when the
+/// scratch holds `fit` pairs' borders: all of them, or whole blocks of
+/// `per_block` groups. The kernel has no end for a launch's pairs but the
+/// chunk's, so a launch that ended inside a block would leave that block's
+/// last groups aligning the next launch's pairs, their borders past this
+/// launch's scratch.
+fn whole_blocks(fit: usize, pairs: usize, per_block: usize) -> usize {
+    if fit >= pairs {
+        pairs
+    } else {
+        fit / per_block * per_block
     }
 }
 
@@ -362,4 +379,18 @@ pub(super) fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str, suffix: usize) -> R
     // overlapping launch, after the engine's stream waited for it), so the
     // rescue reads the scores the 16-bit launch wrote.
     unsafe { simt.launch(l, symbol, one_thread_each(threads)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_blocks;
+
+    /// A chunk in several launches ends each but the last at a block's end.
+    #[test]
+    fn launches_of_a_chunk_end_at_whole_blocks() {
+        assert_eq!(whole_blocks(15_001, 12_000, 8), 12_000);
+        assert_eq!(whole_blocks(15_001, 20_000, 8), 15_000);
+        assert_eq!(whole_blocks(12_672, 20_000, 8), 12_672);
+        assert_eq!(whole_blocks(7, 20_000, 8), 0);
+    }
 }
