@@ -7,12 +7,17 @@
 #            570k synthetic database and Swiss-Prot half, every query checked
 #            on 300 sequences;
 #   splits   `auto` with --auto-query-group 0 and each of QG_SPLITS
-#            (512 1024 2048 4096) on the 570k database, Swiss-Prot half and
-#            UniProt 20k, search output compared with the first;
+#            (512 1024 2048 4096; --auto-query-group-min-sequences 0) on
+#            the 570k database, Swiss-Prot half and UniProt 20k, search
+#            output compared with the first;
 #   side     side by side with CUDASW++ 4.0 (../shared/tools/sidebyside.sh,
 #            its build started at once in the background) on the three
-#            databases, warpsw with QG_SIDE_ARGS (default: the query-group
-#            kernel; e.g. "--auto-query-group 1024") and score-only columns;
+#            databases, warpsw with QG_SIDE_ARGS (default: none, `auto`;
+#            `bench` takes them too) and QG_SIDE_KERNEL for its per-query
+#            `bench` (default auto); then every query's ten best scores by
+#            CUDASW++4 against warpsw's ten best by score (its 2,000 best
+#            by E-value, sorted by score: the script's own check compares
+#            warpsw's ten best by E-value);
 #   ncu      ncu on steady launches of the query-group kernel and of
 #            group-i16x2 (the 5,478-residue query, the first launches
 #            skipped): occupancy, issue, and every pipe's load;
@@ -86,10 +91,12 @@ step_splits() {
         for split in 0 ${QG_SPLITS:-512 1024 2048 4096}; do
             ./warpsw bench --device gpu --check 100 --csv "$work/splits.csv" --query queries.fasta --db "$db.wsw" \
                 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 2 --kernels auto --auto-query-group "$split" \
+                --auto-query-group-min-sequences 0 \
                 > "$work/split_${db}_$split.log" 2>&1
             echo "== $db, --auto-query-group $split: $(grep -E '^overall' "$work/split_${db}_$split.log")"
             ./warpsw search -q queries.fasta -d "$db.wsw" --gap-open 10 --gap-extend 1 --device gpu \
-                --auto-query-group "$split" --columns qseqid,sseqid,score -o "$work/hits_${db}_$split.tsv" 2>&1 | tail -1
+                --auto-query-group "$split" --auto-query-group-min-sequences 0 \
+                --columns qseqid,sseqid,score -o "$work/hits_${db}_$split.tsv" 2>&1 | tail -1
             cmp -s "$work/hits_${db}_0.tsv" "$work/hits_${db}_$split.tsv" || echo "HITS DIFFER from --auto-query-group 0"
         done
     done
@@ -103,10 +110,14 @@ step_side() {
         [ -f "$fasta" ] || continue
         [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
         mkdir -p "$work/side_$name"
-        WARPSW_ARGS="${QG_SIDE_ARGS:---kernel query-group-i16x2} --columns qseqid,sseqid,score,evalue,bitscore" \
-            KERNEL="${QG_SIDE_KERNEL:-query-group-i16x2}" OUT="$work/side_$name" \
+        WARPSW_ARGS="${QG_SIDE_ARGS:-}" KERNEL="${QG_SIDE_KERNEL:-auto}" OUT="$work/side_$name" \
             timeout 200 bash sidebyside.sh queries.fasta "$fasta" > "$work/side_$name/table.txt" 2>&1
         tail -26 "$work/side_$name/table.txt"
+        # Ten best scores by score, both tools (untimed).
+        ./warpsw search -q queries.fasta -d "$name.wsw" --gap-open 10 --gap-extend 1 --device gpu ${QG_SIDE_ARGS:-} \
+            --top 2000 --evalue 1e300 --columns qseqid,score --quiet -o "$work/side_$name/warpsw_top2000.tsv"
+        tar -xzf "$work/side_$name/sidebyside_$name.tgz" -C "$work/side_$name" "./cudasw4_hits_$name.tsv"
+        python3 "$here/top_scores_agree.py" "$work/side_$name/cudasw4_hits_$name.tsv" "$work/side_$name/warpsw_top2000.tsv"
     done
 }
 

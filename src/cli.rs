@@ -141,6 +141,11 @@ pub struct AutoArgs {
     /// `query-group-i16x2` instead; 0 none.
     #[arg(long, default_value_t = plan::AUTO_QUERY_GROUP_MAX, value_name = "RESIDUES")]
     pub auto_query_group: usize,
+    /// With --auto-query-group: a database with fewer sequences up to that
+    /// length than this keeps `group-i16x2` for them too (too few pairs to
+    /// fill a GPU pass after pass).
+    #[arg(long, default_value_t = plan::AUTO_QUERY_GROUP_MIN_SEQUENCES)]
+    pub auto_query_group_min_sequences: usize,
 }
 
 /// Where a search runs: shared by `search` and `bench`.
@@ -341,6 +346,7 @@ pub fn parse_kernel(name: &str, auto: &AutoArgs) -> anyhow::Result<KernelChoice>
             min_sequences: auto.auto_min_sequences,
             group_min_sequences: auto.auto_group_min_sequences,
             query_group_max: auto.auto_query_group,
+            query_group_min_sequences: auto.auto_query_group_min_sequences,
         }),
         one => one,
     })
@@ -392,16 +398,17 @@ fn print_query_group_configs() {
          (sm_80 build / sm_90 build) and blocks per multiprocessor at the cap (A100 / H100):"
     );
     println!(
-        "{:<30} {:>5} {:>5} {:>7} {:>13} {:>13}",
-        "symbol", "lanes", "width", "window", "max registers", "blocks per SM"
+        "{:<37} {:>5} {:>5}  {:<7} {:>7} {:>13} {:>13}",
+        "symbol", "lanes", "width", "update", "window", "max registers", "blocks per SM"
     );
     for g in host::kernel::occupancy::query_group_configs() {
         let c = g.config;
         println!(
-            "{:<30} {:>5} {:>5} {:>7} {:>13} {:>13}",
+            "{:<37} {:>5} {:>5}  {:<7} {:>7} {:>13} {:>13}",
             c.symbol,
             c.lanes,
             c.width(),
+            format!("{:?}", c.update).to_lowercase(),
             c.window_bytes(),
             format!("{} / {}", g.max_registers[0], g.max_registers[1]),
             format!("{} / {}", g.blocks[0], g.blocks[1]),

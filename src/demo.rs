@@ -177,6 +177,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             auto_min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
             auto_group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
             auto_query_group: host::kernel::plan::AUTO_QUERY_GROUP_MAX,
+            auto_query_group_min_sequences: host::kernel::plan::AUTO_QUERY_GROUP_MIN_SEQUENCES,
         },
         placement: PlacementArgs {
             device: args.device,

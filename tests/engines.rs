@@ -122,6 +122,7 @@ fn auto_parses_with_its_defaults() {
             min_sequences: host::kernel::plan::AUTO_MIN_FIRST_STAGE_SEQUENCES,
             group_min_sequences: host::kernel::plan::AUTO_GROUP_MIN_SEQUENCES,
             query_group_max: host::kernel::plan::AUTO_QUERY_GROUP_MAX,
+            query_group_min_sequences: host::kernel::plan::AUTO_QUERY_GROUP_MIN_SEQUENCES,
         })
     );
     assert_eq!(
@@ -175,6 +176,7 @@ fn the_group_plan_split_at_a_length_matches_the_reference() {
     let auto = KernelChoice::Auto(AutoOptions {
         group_min_sequences: 0,
         query_group_max: 512,
+        query_group_min_sequences: 0,
         ..AutoOptions::default()
     });
     let plan = hay::plan(auto, Target::Gpu { capability: (9, 0) }, &db, &scoring);

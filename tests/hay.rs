@@ -126,6 +126,7 @@ pub fn kernels_and_auto() -> Vec<KernelChoice> {
             min_sequences: 0,
             group_min_sequences: usize::MAX,
             query_group_max: 0,
+            query_group_min_sequences: 0,
         }));
     }
     // The group plan split at 300 residues (GPUs with DPX): query-group
@@ -133,6 +134,7 @@ pub fn kernels_and_auto() -> Vec<KernelChoice> {
     kernels.push(KernelChoice::Auto(AutoOptions {
         group_min_sequences: 0,
         query_group_max: 300,
+        query_group_min_sequences: 0,
         ..AutoOptions::default()
     }));
     kernels

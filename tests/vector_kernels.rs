@@ -452,7 +452,6 @@ fn query_group_kernel_matches_the_oracle_in_every_configuration() {
 /// first pass, in a later one, and carried over a pass border.
 #[test]
 fn query_group_kernel_rescues_scores_beyond_16_bits() {
-    use gpu_kernels::query_group_i16x2::CONFIGS;
     use gpu_kernels::simt_i16x2::SCORE_LIMIT;
     use host::scoring::Scoring;
     const W: u8 = 17;
@@ -463,8 +462,10 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
         gaps: GapPenalty::new(10, 1).unwrap(),
     };
     let mut rng = StdRng::seed_from_u64(9);
-    // One configuration of each width class: one pass and several.
-    for k in [0, 4, CONFIGS.len() - 1] {
+    // One configuration of each width class (one pass and several) and
+    // of each update.
+    let named = |name: &str| gpu_kernels::query_group_i16x2::config_named(name).unwrap();
+    for k in [0, 4, named("g8_r24_plain"), named("g8_r8_lifted"), named("g16_r24_lifted")] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);
         let seqs = vec![
@@ -482,4 +483,53 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
             assert!(best > SCORE_LIMIT || query.len() < 327);
         }
     }
+}
+
+/// The lifted update (every score plus `first` in 0..=127, the pad score
+/// clamped to `-first`) under every built-in matrix, at the edges of what
+/// it takes (`first` equal to minus the smallest score, and the largest
+/// score plus `first` equal to 127) and just past them, where the biased
+/// or the plain update runs instead; one pass and several.
+#[test]
+fn query_group_lifted_update_matches_the_oracle_at_its_edges() {
+    use gpu_kernels::query_group_i16x2::{CONFIGS, Update, config_named, update_for};
+    use host::scoring::Scoring;
+    let mut rng = StdRng::seed_from_u64(10);
+    let base = random_codes(&mut rng, 900);
+    let mut lifted_runs = 0;
+    for (m, name) in host::matrix::BUILTIN.iter().enumerate() {
+        let matrix = ScoreMatrix::by_name(name).unwrap();
+        let (min, max) = (matrix.min_score(), matrix.max_score());
+        // (open, extend) with first = -min, -min - 1, 127 - max, 128 - max.
+        let gaps = [(-min - 1, 1), (-min - 2, 1), (126 - max, 1), (127 - max, 1)];
+        for (j, &(open, extend)) in gaps.iter().enumerate() {
+            if open < 0 {
+                continue;
+            }
+            let first = open + extend;
+            let fits = Update::Lifted.fits(min, max, first);
+            assert_eq!(fits, j % 2 == 0, "{name} {open}/{extend}");
+            lifted_runs += usize::from(update_for(min, max, first) == Update::Lifted);
+            let config = ["g8_r8_lifted", "g16_r24_lifted"][(m + j) % 2];
+            let k = config_named(config).unwrap();
+            let query = mutate(&mut rng, &base[..[60, 800][(m + j) % 2]]);
+            let mut seqs: Vec<Vec<u8>> = (0..6)
+                .map(|i| match i % 2 {
+                    0 => mutate(&mut rng, &query),
+                    _ => {
+                        let len = rng.random_range(1..500);
+                        random_codes(&mut rng, len)
+                    }
+                })
+                .collect();
+            seqs.push(vec![]);
+            let scoring = Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(open, extend).unwrap(),
+            };
+            check_query_group(k, &query, &seqs, &scoring, 3);
+            assert_eq!(CONFIGS[k].update, Update::Lifted);
+        }
+    }
+    assert!(lifted_runs >= host::matrix::BUILTIN.len());
 }

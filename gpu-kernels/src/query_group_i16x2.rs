@@ -90,6 +90,7 @@ use crate::group_i16x2::{
     GapAddends, PackedGaps, bits, column_update, group_best, load_slot, pair, row_of_cells, slot,
 };
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
+use crate::recurrence::Score;
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
 use crate::vector::Vector;
 
@@ -135,6 +136,85 @@ pub const fn bias_fits(max: i32, first: i32) -> bool {
 pub fn biased_bytes(word: u32, first: u32) -> u32 {
     let f = first.wrapping_mul(0x0101_0101);
     ((word & 0x7f7f_7f7f).wrapping_add(f & 0x7f7f_7f7f)) ^ ((word ^ f) & 0x8080_8080)
+}
+
+/// How a configuration's cell update keeps its values (module docs,
+/// *Cell updates*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Update {
+    /// H as it is, the window holds `s` ([`crate::group_i16x2`]'s plain
+    /// update).
+    Plain = 0,
+    /// H kept as `H - first`, the window holds `s + first`
+    /// ([`crate::group_i16x2`], *Biased update*).
+    Biased = 1,
+    /// Every H, E and F kept as itself plus `first`, the window holds `s +
+    /// first` (module docs, *Lifted update*).
+    Lifted = 2,
+}
+
+/// [`Update::Plain`] as a const generic argument.
+pub const PLAIN: u8 = Update::Plain as u8;
+/// [`Update::Biased`] as a const generic argument.
+pub const BIASED: u8 = Update::Biased as u8;
+/// [`Update::Lifted`] as a const generic argument.
+pub const LIFTED: u8 = Update::Lifted as u8;
+
+impl Update {
+    /// Whether this update runs with a matrix whose scores lie in `min ..=
+    /// max` and gap cost `first` (gaps that [`gaps_fit`]): the biased
+    /// update needs every window byte plus `first` to fit an `i8`
+    /// ([`bias_fits`]), the lifted one needs every real score plus `first`
+    /// in `0 ..= 127` ([`lift_fits`]).
+    pub const fn fits(self, min: i32, max: i32, first: i32) -> bool {
+        match self {
+            Update::Plain => true,
+            Update::Biased => bias_fits(max, first),
+            Update::Lifted => lift_fits(min, max, first),
+        }
+    }
+
+    /// The update a const generic argument names ([`PLAIN`], [`BIASED`],
+    /// [`LIFTED`]).
+    pub const fn from_u8(update: u8) -> Update {
+        match update {
+            BIASED => Update::Biased,
+            LIFTED => Update::Lifted,
+            _ => Update::Plain,
+        }
+    }
+}
+
+/// Whether every real score of a matrix whose scores lie in `min ..= max`
+/// plus `first` lies in `0 ..= 127` (module docs, *Lifted update*): then
+/// the permute's sign extension of a window byte is a zero extension, and
+/// the pad score, clamped to `-first`, is at most 0.
+pub const fn lift_fits(min: i32, max: i32, first: i32) -> bool {
+    first >= 0 && min + first >= 0 && max + first <= 127
+}
+
+/// A profile word as the window of update `update` holds it: the bytes
+/// as they are (plain), plus `first` each ([`biased_bytes`]), or plus
+/// `first` each and clamped at 0 (lifted: only the pad score, -128, is
+/// clamped, to `-first`, when [`lift_fits`]).
+///
+/// ```
+/// use gpu_kernels::query_group_i16x2::{Update, window_word};
+/// let word = u32::from_le_bytes([0x80, 0xfc, 11, 0]); // -128, -4, 11, 0
+/// let lifted = window_word(Update::Lifted, word, 11);
+/// assert_eq!(lifted.to_le_bytes(), [0, 7, 22, 11]);
+/// ```
+#[inline(always)]
+pub fn window_word(update: Update, word: u32, first: u32) -> u32 {
+    match update {
+        Update::Biased => biased_bytes(word, first),
+        Update::Lifted => u32::from_le_bytes(
+            word.to_le_bytes()
+                .map(|b| (i32::from(b as i8) + first as i32).clamp(0, 127) as u8),
+        ),
+        Update::Plain => word,
+    }
 }
 
 /// The parameter block of the query-group kernels: one pass of the query
@@ -253,43 +333,109 @@ unsafe fn load_slice(at: *const u32) -> [u32; 4] {
     at.cast::<[u32; 4]>().read_unaligned()
 }
 
+/// The gap costs as the lifted update adds them (module docs, *Lifted
+/// update*): `first` and `extend` subtracted from both halves by one
+/// 32-bit add, which never borrows across the halves there.
+#[derive(Clone, Copy)]
+struct LiftedGaps {
+    /// `-(first · 0x1_0001)`: both halves less `first`.
+    minus_first: u32,
+    /// `-(extend · 0x1_0001)`.
+    minus_extend: u32,
+    /// `-extend` in both halves, for F (which is not floored).
+    minus_extend_pair: i16x2,
+    /// `first` in both halves: H = 0, and E's floor, as lifted.
+    first: i16x2,
+}
+
+impl LiftedGaps {
+    #[inline(always)]
+    fn new(g: GapAddends) -> Self {
+        let first = g.first & 0xffff;
+        let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
+        LiftedGaps {
+            minus_first: 0u32.wrapping_sub(first * 0x1_0001),
+            minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
+            minus_extend_pair: pair(g.minus_extend as i32),
+            first: pair(g.first as i32),
+        }
+    }
+}
+
+/// `a + b` as one 32-bit addition (no carry may cross the halves: module
+/// docs, *Lifted update*), which ptxas can issue on the FMA pipe, beside
+/// the min/max pipe that the rest of the update keeps busy.
+#[inline(always)]
+fn add32(a: i16x2, b: u32) -> i16x2 {
+    pair((bits(a) as u32).wrapping_add(b) as i32)
+}
+
+/// One column of a lane's row with the lifted update (module docs,
+/// *Lifted update*): `h` holds the column's H in the row above (as it is,
+/// not lifted: the next row's diagonal), `diag` the H diagonally
+/// above-left, `f` the column's F (lifted), `e` the E entering from the
+/// left (lifted, at least `first`), `sub` the window's `s + first`. Leaves
+/// the cell's H in `h`, the H above it in `diag`, the E leaving it in `e`,
+/// the next row's F in `f`, and returns the cell's H lifted. Three
+/// min/max operations and three 32-bit adds.
+#[inline(always)]
+fn lifted_column(
+    h: &mut i16x2,
+    f: &mut i16x2,
+    diag: &mut i16x2,
+    sub: i16x2,
+    e: &mut i16x2,
+    g: LiftedGaps,
+) -> i16x2 {
+    let lifted = add32(*diag, bits(sub) as u32).max_score(*e).max_score(*f);
+    let cell = add32(lifted, g.minus_first);
+    *e = add32(*e, g.minus_extend).max_score(cell).max_score(g.first);
+    *f = (*f + g.minus_extend_pair).max_score(cell);
+    *diag = *h;
+    *h = cell;
+    lifted
+}
+
 /// The state of one lane: its `R` columns of the query (with the biased
-/// update every H kept as `H - first`).
+/// update every H kept as `H - first`; with the lifted one F and E kept
+/// as themselves plus `first`, the row's H as it is).
 struct Lane<const R: usize> {
     /// H of each column in the row the lane computed last.
     h: [i16x2; R],
     /// F of each column in the row the lane computes next.
     f: [i16x2; R],
-    /// The best H so far.
+    /// The best H so far (lifted with the lifted update).
     best: i16x2,
     /// H of the column left of the lane's first, in the row computed last.
     left_h_above: i16x2,
 }
 
 impl<const R: usize> Lane<R> {
-    /// A lane above the matrix's top row.
+    /// A lane above the matrix's top row: every H is `h_zero`, the best
+    /// `best_zero`, no gap open from above.
     #[inline(always)]
-    fn new(h_zero: i16x2) -> Self {
+    fn new(h_zero: i16x2, best_zero: i16x2) -> Self {
         Lane {
             h: [h_zero; R],
             f: [i16x2::splat(NEG_INF_I16); R],
-            best: h_zero,
+            best: best_zero,
             left_h_above: h_zero,
         }
     }
 
-    /// Computes one row across the lane's columns. `low_row` and
-    /// `high_row` point at the lane's first slice in the window rows of the
-    /// row's two residues, `slice_stride` words apart from one slice to
-    /// the next; `left_h` and `left_e` are the H left of the lane's first
-    /// column in this row and the E entering it. Returns the H of the
-    /// lane's last column and the E leaving it.
+    /// Computes one row across the lane's columns with update `U`.
+    /// `low_row` and `high_row` point at the lane's first slice in the
+    /// window rows of the row's two residues, `slice_stride` words apart
+    /// from one slice to the next; `left_h` and `left_e` are the H left of
+    /// the lane's first column in this row and the E entering it. Returns
+    /// the H of the lane's last column and the E leaving it.
     ///
     /// # Safety
     /// Both rows hold [`slices`]`(R)` readable slices `slice_stride` words
     /// apart ([`load_slice`]).
     #[inline(always)]
-    unsafe fn row<const BIASED: bool>(
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn row<const U: u8>(
         &mut self,
         low_row: *const u32,
         high_row: *const u32,
@@ -297,6 +443,7 @@ impl<const R: usize> Lane<R> {
         left_h: i16x2,
         left_e: i16x2,
         g: PackedGaps,
+        lifted: LiftedGaps,
     ) -> (i16x2, i16x2) {
         let mut low = [[0u32; 4]; 2];
         let mut high = [[0u32; 4]; 2];
@@ -311,14 +458,12 @@ impl<const R: usize> Lane<R> {
         self.best = row_of_cells::<R>(best, |col| {
             let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
             let sub = score_pair(low[k][word], high[k][word], byte);
-            column_update::<BIASED>(
-                &mut self.h[col],
-                &mut self.f[col],
-                &mut diag,
-                sub,
-                &mut e,
-                g,
-            )
+            let (h, f) = (&mut self.h[col], &mut self.f[col]);
+            match U {
+                LIFTED => lifted_column(h, f, &mut diag, sub, &mut e, lifted),
+                BIASED => column_update::<true>(h, f, &mut diag, sub, &mut e, g),
+                _ => column_update::<false>(h, f, &mut diag, sub, &mut e, g),
+            }
         });
         (self.h[R - 1], e)
     }
@@ -340,11 +485,11 @@ impl<const R: usize> Lane<R> {
 /// [`crate::warp::warp_max`]): every group of a warp runs as many steps.
 ///
 /// # Safety
-/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and with
-///   `BIASED` every profile byte plus `first` fits an `i8` ([`bias_fits`]).
+/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and the
+///   matrix's scores and `first` [`Update::fits`] update `U`.
 /// * `window` holds [`window_words`]`(V::VL, R)` words (16-byte aligned on
-///   the GPU), as
-///   [`window_source`] and [`biased_bytes`] make them for `p.pass`.
+///   the GPU), as [`window_source`] and [`window_word`] make them for
+///   `p.pass`.
 /// * `p.residues` holds `p.words` words per sequence, every sequence of the
 ///   chunk has at most `4 * p.words` residues, `p.lengths` and `p.scores`
 ///   `p.threads` entries; with `p.passes > 1`, `p.scratch` holds `p.slots`
@@ -355,7 +500,7 @@ impl<const R: usize> Lane<R> {
 /// * `rows` is at least [`pair_rows`] of this pair and at most the chunk's
 ///   longest sequence, the same in every group of the warp.
 #[inline(always)]
-pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED: bool>(
+pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>(
     p: &QueryGroupParams,
     window: *const u32,
     pair_index: usize,
@@ -367,11 +512,17 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     let has_low = in_launch && low < threads;
     let has_high = in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
-    // H = 0 as the lanes keep it (`H - first` with the biased update).
-    let h_zero = g.zero_h::<BIASED>();
+    let lifted = LiftedGaps::new(p.gaps);
+    // H = 0 as the lanes keep it (`H - first` with the biased update), the
+    // best before any cell, and the E where no gap is open (the lifted
+    // update's floor, `first`: its H must never fall below it).
+    let (h_zero, best_zero, no_e) = match U {
+        LIFTED => (i16x2::splat(0), lifted.first, bits(lifted.first)),
+        BIASED => (g.zero_h::<true>(), g.zero_h::<true>(), bits(i16x2::splat(NEG_INF_I16))),
+        _ => (g.zero_h::<false>(), g.zero_h::<false>(), bits(i16x2::splat(NEG_INF_I16))),
+    };
     let lanes = V::VL;
     let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
-    let neg_inf = bits(i16x2::splat(NEG_INF_I16));
     let bordered = has_low && p.passes > 1;
     let slots = if bordered {
         p.scratch
@@ -390,7 +541,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
             let both = load_slot(slots.add(at as usize));
             (both as u32 as i32, (both >> 32) as u32 as i32)
         } else {
-            (bits(h_zero), neg_inf)
+            (bits(h_zero), no_e)
         }
     };
     // A residue code's window row, in words (less than 2^16: at most
@@ -412,11 +563,11 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     };
     let pad_offsets = (PAD_CODE as u32 * code_words) * 0x1_0001;
 
-    let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero));
+    let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero, best_zero));
     let mut row_offsets = V::splat(pad_offsets as i32);
     let (h0, e0) = left_of(0);
     let mut left_h = V::from_lanes(|l| if l == 0 { h0 } else { bits(h_zero) });
-    let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { neg_inf });
+    let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { no_e });
     // Step `t`: lane 0 takes row `t`'s residues (`next`), the others their
     // left neighbour's from the step before; every lane computes its row and
     // hands its last column's H and the E leaving it on; the last lane's
@@ -433,13 +584,14 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
         row_offsets.for_lanes(|l, both| {
             let lane_slice = window.add(l * 4);
             let both = both as u32;
-            let (h, e) = state[l % N].row::<BIASED>(
+            let (h, e) = state[l % N].row::<U>(
                 lane_slice.add((both & 0xffff) as usize),
                 lane_slice.add((both >> 16) as usize),
                 slice_stride,
                 pair(in_h[l % N]),
                 pair(in_e[l % N]),
                 g,
+                lifted,
             );
             out_h[l % N] = bits(h);
             out_e[l % N] = bits(e);
@@ -484,11 +636,19 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     }
 
     // The group's best of this pass, per half.
-    let best = group_best(h_zero, V::from_lanes(|l| bits(state[l % N].best)));
-    // In 32 bits: a biased best above the limit plus `first` must not wrap.
-    let unbias = p.gaps.unbias::<BIASED>();
+    let best = group_best(best_zero, V::from_lanes(|l| bits(state[l % N].best)));
+    // In 32 bits: a biased best above the limit plus `first` must not wrap;
+    // a lifted best above the limit stays above it, to be rescued (module
+    // docs, *Lifted update*).
+    let first = i32::from(lifted.first[0]);
+    let score_of = |kept: i32| match U {
+        LIFTED if kept > SCORE_LIMIT => kept,
+        LIFTED => kept - first,
+        BIASED => kept + p.gaps.unbias::<true>(),
+        _ => kept,
+    };
     let raise = |s: usize, half: usize| {
-        let score = i32::from(best[half]) + unbias;
+        let score = score_of(i32::from(best[half]));
         let at = p.scores.add(s);
         *at = if p.pass == 0 { score } else { (*at).max(score) };
     };
@@ -502,8 +662,8 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
     });
 }
 
-/// Copies pass `p.pass`'s window into the block's shared memory, `s +
-/// first` with the biased update (every thread of the block takes part,
+/// Copies pass `p.pass`'s window into the block's shared memory as update
+/// `U` reads it ([`window_word`]; every thread of the block takes part,
 /// then the block synchronises).
 ///
 /// # Safety
@@ -512,16 +672,16 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const BIASED
 /// every thread of the block calls it.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn load_window<const G: usize, const R: usize, const BIASED: bool>(
+unsafe fn load_window<const G: usize, const R: usize, const U: u8>(
     p: &QueryGroupParams,
     window: *mut u32,
 ) {
     use core::arch::nvptx::{_block_dim_x, _syncthreads, _thread_idx_x};
-    let first = if BIASED { p.gaps.first & 0xffff } else { 0 };
+    let first = p.gaps.first & 0xffff;
     let mut i = _thread_idx_x() as usize;
     while i < window_words(G, R) {
         *window.add(i) = match window_source(i, G, R, p.pass as usize, p.row_words as usize) {
-            Some(at) => biased_bytes(*p.profile.add(at), first),
+            Some(at) => window_word(Update::from_u8(U), *p.profile.add(at), first),
             None => 0,
         };
         i += _block_dim_x() as usize;
@@ -534,11 +694,11 @@ unsafe fn load_window<const G: usize, const R: usize, const BIASED: bool>(
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<u32> {
     let c = CONFIGS[config];
-    let first = if c.biased { p.gaps.first & 0xffff } else { 0 };
+    let first = p.gaps.first & 0xffff;
     (0..window_words(c.lanes, c.columns))
         .map(|i| {
             window_source(i, c.lanes, c.columns, p.pass as usize, p.row_words as usize)
-                .map_or(0, |at| biased_bytes(profile[at], first))
+                .map_or(0, |at| window_word(c.update, profile[at], first))
         })
         .collect()
 }
@@ -553,10 +713,8 @@ pub struct Config {
     pub lanes: usize,
     /// Query columns per lane, `R`.
     pub columns: usize,
-    /// Whether the cell update keeps `H - first` (`crate::group_i16x2`,
-    /// *Biased update*; the window holds `s + first`) or is the plain one
-    /// (the window holds `s`).
-    pub biased: bool,
+    /// How the cell update keeps its values, and the window its scores.
+    pub update: Update,
     /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
     /// is meant to hold on `sm_80` and on `sm_90`: the register cap
     /// written into the PTX (host/build.rs).
@@ -605,7 +763,7 @@ impl Config {
 /// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
 /// one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $biased:literal, $blocks:expr)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $update:ident, $blocks:expr)),* $(,)?) => {
         $(
             /// GPU entry point: `G` lanes per pair of sequences, `R` query
             /// columns per lane, one pass of the query (module docs).
@@ -621,12 +779,12 @@ macro_rules! query_group_configs {
                 // Declared as 16-byte slices: the window's loads are 16 bytes.
                 let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>()
                     .cast::<u32>();
-                load_window::<$g, $r, $biased>(&p, window);
+                load_window::<$g, $r, { Update::$update as u8 }>(&p, window);
                 // Every group of the warp runs (a group past the launch's
                 // pairs aligns nothing and writes nothing).
                 let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
                 let rows = crate::warp::warp_max(pair_rows(&p, pair_index));
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, $biased>(
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }>(
                     &p, window, pair_index, rows,
                 );
             }
@@ -637,7 +795,7 @@ macro_rules! query_group_configs {
             symbol: stringify!($name),
             lanes: $g,
             columns: $r,
-            biased: $biased,
+            update: Update::$update,
             blocks_per_sm: $blocks,
         }),*];
 
@@ -660,7 +818,7 @@ macro_rules! query_group_configs {
             let mut k = 0;
             $(
                 if config == k {
-                    return align_pass::<crate::vector::HostVector<$g>, $r, $g, $biased>(
+                    return align_pass::<crate::vector::HostVector<$g>, $r, $g, { Update::$update as u8 }>(
                         p, window, pair_index, rows,
                     );
                 }
@@ -674,37 +832,60 @@ macro_rules! query_group_configs {
 
 // Register caps: up to 12 columns a lane 80 (three blocks of 256 an SM),
 // wider 128 (two), the least without spills in the steps' loop (ptxas
-// 13.0, scripts/codegen.sh; counts in benches/RESULTS.md). The plain
-// update's configurations (`_plain`: its `H - first` is one add that
-// may issue off the min/max pipe, E's chain four operations a column)
-// are there to be measured against the biased ones: `config_for` does
-// not pick them, `WARPSW_QUERY_GROUP_CONFIG` (host) pins one.
+// 13.0, scripts/codegen.sh; counts in benches/RESULTS.md); the lifted
+// update from 12 columns 128, and up to 24 (wider, it spills at 128).
+// Three updates
+// (module docs, *Cell updates*): the lifted one where the matrix and gaps
+// allow it ([`Update::fits`]), else the biased one, else the plain one,
+// whose two configurations are also there to be measured against the
+// others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any).
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, true, [2, 3]),
-    (sw_query_group_i16x2_g8_r12, 8, 12, true, [2, 3]),
-    (sw_query_group_i16x2_g8_r16, 8, 16, true, [1, 2]),
-    (sw_query_group_i16x2_g8_r20, 8, 20, true, [1, 2]),
-    (sw_query_group_i16x2_g8_r24, 8, 24, true, [1, 2]),
-    (sw_query_group_i16x2_g8_r28, 8, 28, true, [1, 2]),
-    (sw_query_group_i16x2_g8_r32, 8, 32, true, [1, 2]),
-    (sw_query_group_i16x2_g16_r16, 16, 16, true, [1, 2]),
-    (sw_query_group_i16x2_g16_r20, 16, 20, true, [1, 2]),
-    (sw_query_group_i16x2_g16_r24, 16, 24, true, [1, 2]),
-    (sw_query_group_i16x2_g16_r28, 16, 28, true, [1, 2]),
-    (sw_query_group_i16x2_g16_r32, 16, 32, true, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_plain, 8, 20, false, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_plain, 8, 24, false, [1, 2]),
+    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, [1, 2]),
 );
 
+/// The update a chunk runs with a matrix whose scores lie in `min ..=
+/// max` and gap cost `first` (open + extend): the lifted one where it
+/// [fits](Update::fits), else the biased one, else the plain one.
+pub const fn update_for(min: i32, max: i32, first: i32) -> Update {
+    if Update::Lifted.fits(min, max, first) {
+        Update::Lifted
+    } else if Update::Biased.fits(min, max, first) {
+        Update::Biased
+    } else {
+        Update::Plain
+    }
+}
+
 /// Which configuration of [`CONFIGS`] runs a query of `query_len` residues
-/// on a chunk whose longest sequence has `rows` residues: the biased one of
-/// least [`Config::cost`] (the first of equals).
+/// on a chunk whose longest sequence has `rows` residues with update
+/// `update`: the one of least [`Config::cost`] (the first of equals).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn config_for(query_len: usize, rows: usize) -> usize {
+pub fn config_for(query_len: usize, rows: usize, update: Update) -> usize {
     (0..CONFIGS.len())
-        .filter(|&k| CONFIGS[k].biased)
+        .filter(|&k| CONFIGS[k].update == update)
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
-        .expect("biased configurations")
+        .expect("every update has configurations")
 }
 
 /// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),
@@ -770,16 +951,37 @@ mod tests {
     /// The cost model prefers one pass that fits and few empty columns.
     #[test]
     fn short_queries_take_one_narrow_pass() {
-        let c = CONFIGS[config_for(144, 400)];
-        assert_eq!(c.passes(144), 1, "{c:?}");
-        assert!(c.width() - 144 < 32, "{c:?}");
-        let c = CONFIGS[config_for(5478, 500)];
-        assert!(c.width() * c.passes(5478) - 5478 < 5478 / 8, "{c:?}");
+        for update in [Update::Lifted, Update::Biased] {
+            let c = CONFIGS[config_for(144, 400, update)];
+            assert_eq!(c.passes(144), 1, "{c:?}");
+            assert!(c.width() - 144 < 32, "{c:?}");
+            let c = CONFIGS[config_for(5478, 500, update)];
+            assert!(c.width() * c.passes(5478) - 5478 < 5478 / 8, "{c:?}");
+            assert_eq!(c.update, update);
+        }
+        assert_eq!(CONFIGS[config_for(144, 400, Update::Plain)].update, Update::Plain);
         assert_eq!(
             config_named("g16_r32").map(|k| CONFIGS[k].width()),
             Some(512)
         );
         assert_eq!(config_named("g99"), None);
+    }
+
+    /// The lifted update takes BLOSUM62 (-4 ..= 11) from `first` 4 to 116,
+    /// and the others where they fit.
+    #[test]
+    fn lift_fits_unsigned_bytes() {
+        assert!(lift_fits(-4, 11, 4) && lift_fits(-4, 11, 116));
+        assert!(!lift_fits(-4, 11, 3) && !lift_fits(-4, 11, 117));
+        assert_eq!(update_for(-4, 11, 12), Update::Lifted);
+        assert_eq!(update_for(-4, 11, 3), Update::Biased);
+        assert_eq!(update_for(-4, 11, 200), Update::Plain);
+        for w in [0u32, 0x8080_8080, 0x7f00_ff01, 0x0bfc_0480] {
+            let got = window_word(Update::Lifted, w, 4).to_le_bytes();
+            for (b, &x) in w.to_le_bytes().iter().enumerate() {
+                assert_eq!(i32::from(got[b]), (i32::from(x as i8) + 4).clamp(0, 127));
+            }
+        }
     }
 
     #[test]

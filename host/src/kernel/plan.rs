@@ -38,12 +38,24 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 /// 20,000 it has not been measured.
 pub const AUTO_GROUP_MIN_SEQUENCES: usize = 20_000;
 
-/// `--auto-query-group`'s default: 0, `group-i16x2` alone. The query-group
-/// kernel was 1.07× `group-i16x2` on the 570k synthetic database but half
-/// its speed on Swiss-Prot half and UniProt 20k, whose longest sequences
-/// (up to 35,213 residues) it streams through one group pass after pass;
-/// the split at a length is yet to be measured (benches/RESULTS.md).
-pub const AUTO_QUERY_GROUP_MAX: usize = 0;
+/// `--auto-query-group`'s default: chunks of sequences up to 2,048
+/// residues go to `query-group-i16x2`, longer ones to `group-i16x2`. Of
+/// the splits 0, 512, 1,024, 2,048 and 4,096 (H100, the biased update),
+/// 2,048 was the fastest on the 570k synthetic database and within 0.4 %
+/// of the fastest (1,024) on Swiss-Prot half; whole, the query-group
+/// kernel streams the longest sequences (up to 35,213 residues) through
+/// one group pass after pass, at half `group-i16x2`'s speed
+/// (benches/RESULTS.md).
+pub const AUTO_QUERY_GROUP_MAX: usize = 2048;
+
+/// `--auto-query-group-min-sequences`' default: a database with fewer
+/// sequences up to `--auto-query-group` residues than this keeps
+/// `group-i16x2` for all of them. The query-group kernel runs a pass
+/// after another over the same pairs, so it needs many pairs to fill a
+/// GPU: on UniProt 20k (19,000 of its sequences up to 2,048 residues) every
+/// split was slower than none (1,239 GCUPS against 1,650 at 2,048), on
+/// Swiss-Prot half (258,186 sequences) faster.
+pub const AUTO_QUERY_GROUP_MIN_SEQUENCES: usize = 100_000;
 
 /// With `simt` (32-bit) as the first stage, queries of at least this many
 /// residues run the second stage on every chunk: it was faster on them.
@@ -70,6 +82,9 @@ pub struct AutoOptions {
     /// has at most this many residues run `query-group-i16x2` instead (0:
     /// none).
     pub query_group_max: usize,
+    /// Fewer database sequences up to `query_group_max` than this:
+    /// `group-i16x2` aligns them too.
+    pub query_group_min_sequences: usize,
 }
 
 impl Default for AutoOptions {
@@ -80,6 +95,7 @@ impl Default for AutoOptions {
             min_sequences: AUTO_MIN_FIRST_STAGE_SEQUENCES,
             group_min_sequences: AUTO_GROUP_MIN_SEQUENCES,
             query_group_max: AUTO_QUERY_GROUP_MAX,
+            query_group_min_sequences: AUTO_QUERY_GROUP_MIN_SEQUENCES,
         }
     }
 }
@@ -168,7 +184,8 @@ impl Plan {
     /// * on a GPU from compute capability 9.0 on (DPX), with gaps that fit
     ///   16 bits and at least `group_min_sequences` sequences in `db`,
     ///   `group-i16x2` aligns everything, or with `query_group_max` above 0
-    ///   the chunks up to that many residues go to `query-group-i16x2`;
+    ///   and at least `query_group_min_sequences` sequences up to that many
+    ///   residues the chunks up to it go to `query-group-i16x2`;
     /// * otherwise on a GPU, `auto`'s first stage is `simt-i16x2` from
     ///   compute capability 9.0 on when the gaps fit its 16 bits, else `simt`;
     /// * with fewer than `min_sequences` first-stage sequences in `db`, the
@@ -194,7 +211,13 @@ impl Plan {
             Kernel::Simt
         };
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {
-            if options.query_group_max == 0 {
+            let query_group_sequences = match options.query_group_max {
+                0 => 0,
+                max => (0..db.len()).filter(|&i| db.length(i) <= max).count(),
+            };
+            if options.query_group_max == 0
+                || query_group_sequences < options.query_group_min_sequences
+            {
                 return Plan::one(Kernel::GroupI16x2);
             }
             return Plan {
@@ -386,6 +409,7 @@ mod tests {
         let auto = KernelChoice::Auto(AutoOptions {
             group_min_sequences: 0,
             query_group_max: 1024,
+            query_group_min_sequences: 0,
             ..AutoOptions::default()
         });
         let plan = Plan::new(auto, HOPPER, &database(10), Gaps::new(11, 1));

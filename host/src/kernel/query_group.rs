@@ -10,10 +10,11 @@
 //! The profile is the group kernels' ([`super::group`]: the rescue's
 //! sequential profile, and what runs when this kernel cannot) followed by
 //! four header words (the query's length, the matrix's largest score, the
-//! words of a profile row, 0) and the query profile's rows. The biased
-//! configurations add `first` (open + extend) to each 8-bit score; with a
-//! matrix and gap costs where that sum does not fit an `i8`
-//! ([`bias_fits`]), or with gap costs beyond 16 bits, a chunk runs
+//! words of a profile row, its smallest score) and the query profile's
+//! rows. The update (`gpu_kernels::query_group_i16x2::update_for`) is the
+//! lifted one where every score plus `first` (open + extend) lies in `0
+//! ..= 127`, else the biased one where every byte plus `first` fits an
+//! `i8`, else the plain one; with gap costs beyond 16 bits a chunk runs
 //! `group-i16x2` instead.
 
 use std::ops::Range;
@@ -21,8 +22,8 @@ use std::sync::LazyLock;
 
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, QueryGroupParams, align_pass_emulated, bias_fits, config_for, config_named,
-    host_window, pair_rows, profile_row_words, scratch_slots,
+    CONFIGS, QueryGroupParams, Update, align_pass_emulated, config_for, config_named, host_window,
+    pair_rows, profile_row_words, scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -79,20 +80,36 @@ static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 });
 
 /// The configuration for a query of `query_len` residues on a chunk whose
-/// longest sequence has `longest` residues: the pinned one, or
-/// `config_for`'s; an error if [`CONFIG_VARIABLE`] names none.
-fn config(query_len: usize, longest: usize) -> Result<usize> {
+/// longest sequence has `longest` residues with update `update`: the
+/// pinned one, or `config_for`'s; an error if [`CONFIG_VARIABLE`] names
+/// none.
+fn config(query_len: usize, longest: usize, update: Update) -> Result<usize> {
     match &*PINNED {
-        Ok(pinned) => Ok(pinned.unwrap_or_else(|| config_for(query_len, longest))),
+        Ok(pinned) => Ok(pinned.unwrap_or_else(|| config_for(query_len, longest, update))),
         Err(message) => Err(Error::InvalidArgument(message.clone())),
     }
 }
 
-/// Whether configuration `config` runs with gap costs `gaps` and a matrix
-/// whose largest score is `max_score`: the gaps fit 16 bits and, with the
-/// biased update, `first` added to every score fits an `i8`.
-fn runs(config: usize, gaps: Gaps, max_score: i32) -> bool {
-    simt_i16x2::gaps_fit(gaps) && (!CONFIGS[config].biased || bias_fits(max_score, gaps.first))
+/// The smallest and the largest score of a matrix, as a launch needs them
+/// to choose its update.
+#[derive(Clone, Copy)]
+struct ScoreRange {
+    min: i32,
+    max: i32,
+}
+
+impl ScoreRange {
+    /// The update that runs with gaps `gaps` ([`update_for`]).
+    fn update(self, gaps: Gaps) -> Update {
+        update_for(self.min, self.max, gaps.first)
+    }
+
+    /// Whether configuration `config` runs with gap costs `gaps`: the gaps
+    /// fit 16 bits and its update fits the scores ([`Update::fits`]; a
+    /// pinned configuration may not).
+    fn runs(self, config: usize, gaps: Gaps) -> bool {
+        simt_i16x2::gaps_fit(gaps) && CONFIGS[config].update.fits(self.min, self.max, gaps.first)
+    }
 }
 
 /// The pairs that share pair `pair`'s warp in a launch of pairs
@@ -166,7 +183,7 @@ impl Adapter for QueryGroup {
             query.len() as u32,
             matrix.max_score() as u32,
             layout.row_words as u32,
-            0,
+            matrix.min_score() as u32,
         ]);
         profile.extend(query_profile_rows(query, matrix));
         profile
@@ -174,7 +191,17 @@ impl Adapter for QueryGroup {
 
     fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         let query_len = profile.first().copied().unwrap_or(0) as usize;
-        run_emulated_config(config(query_len, chunk.longest())?, chunk, profile, gaps)
+        let layout = Layout::new(query_len);
+        let update = match profile.get(layout.group_words..layout.group_words + 4) {
+            Some(header) => ScoreRange {
+                min: header[3] as i32,
+                max: header[1] as i32,
+            }
+            .update(gaps),
+            None => Update::Plain, // the wrong size: run_emulated_config says so
+        };
+        let config = config(query_len, chunk.longest(), update)?;
+        run_emulated_config(config, chunk, profile, gaps)
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
@@ -197,13 +224,16 @@ impl Adapter for QueryGroup {
     ) -> usize {
         let group = Group.scratch_pairs(query_len, threads, longest, sm_count);
         // A pinned configuration that does not exist fails at the launch.
-        let Ok(config) = config(query_len, longest) else {
+        // Passes never decrease as `longest` grows (`config_for`), so the
+        // configuration `launch` picks for a chunk at most this long, with
+        // whichever update, needs no more.
+        let updates = [Update::Lifted, Update::Biased, Update::Plain];
+        let Ok(passes) = updates.iter().try_fold(0, |most, &update| {
+            config(query_len, longest, update).map(|k| most.max(CONFIGS[k].passes(query_len)))
+        }) else {
             return group;
         };
-        // Passes never decrease as `longest` grows (`config_for`), so the
-        // configuration `launch` picks for a chunk at most this long needs
-        // no more.
-        if CONFIGS[config].passes(query_len) <= 1 {
+        if passes <= 1 {
             return group;
         }
         // A slot (an H and an E) is one pair of i32.
@@ -227,8 +257,12 @@ impl Adapter for QueryGroup {
         let gaps = l.gaps();
         let threads = l.sequences();
         let longest = l.longest();
-        let k = config(layout.query_len, longest)?;
-        if !runs(k, gaps, l.max_score()) {
+        let scores = ScoreRange {
+            min: l.min_score(),
+            max: l.max_score(),
+        };
+        let k = config(layout.query_len, longest, scores.update(gaps))?;
+        if !scores.runs(k, gaps) {
             return group::launch_group(l, layout.suffix());
         }
         let config = CONFIGS[k];
@@ -335,8 +369,11 @@ pub fn run_emulated_config(
         )));
     }
     let group_profile = &profile[..layout.group_words];
-    let max_score = profile[layout.group_words + 1] as i32;
-    if !runs(config, gaps, max_score) {
+    let scores = ScoreRange {
+        min: profile[layout.group_words + 3] as i32,
+        max: profile[layout.group_words + 1] as i32,
+    };
+    if !scores.runs(config, gaps) {
         return Group.run_emulated(chunk, group_profile, gaps);
     }
     let rows = &profile[layout.rows()..];

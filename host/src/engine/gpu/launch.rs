@@ -60,6 +60,8 @@ pub struct ChunkLaunch<'a> {
     pub(crate) gaps: Gaps,
     /// The largest score of the substitution matrix.
     pub(crate) max_score: i32,
+    /// The matrix's smallest score.
+    pub(crate) min_score: i32,
     /// The launch runs beside other chunks' launches on a stream of its
     /// own ([`crate::kernel::Adapter::overlaps`]): it must not use the row
     /// buffer, and leaves that work to [`crate::kernel::Adapter::after_overlap`].
@@ -149,6 +151,12 @@ impl<'a> ChunkLaunch<'a> {
     /// adds a gap cost to 8-bit scores checks).
     pub fn max_score(&self) -> i32 {
         self.max_score
+    }
+
+    /// The smallest score of the substitution matrix (what a kernel that
+    /// keeps scores plus a gap cost in unsigned bytes checks).
+    pub fn min_score(&self) -> i32 {
+        self.min_score
     }
 
     /// Pairs of i32 in the row buffer.

@@ -657,6 +657,7 @@ impl GpuEngine {
             sm_count: self.sm_count,
             gaps: self.scoring.gaps.kernel_gaps(),
             max_score: self.scoring.matrix.max_score(),
+            min_score: self.scoring.matrix.min_score(),
             overlapping: overlap.is_some(),
         })
     }
