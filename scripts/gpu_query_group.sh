@@ -110,8 +110,17 @@ step_side() {
         [ -f "$fasta" ] || continue
         [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
         mkdir -p "$work/side_$name"
-        WARPSW_ARGS="${QG_SIDE_ARGS:-}" KERNEL="${QG_SIDE_KERNEL:-auto}" OUT="$work/side_$name" \
-            timeout 200 bash sidebyside.sh queries.fasta "$fasta" > "$work/side_$name/table.txt" 2>&1
+        # The timed search writes score-only columns, as CUDASW++4 reports
+        # scores only (the default columns realign every hit with
+        # traceback, up to 35,213-residue targets on Swiss-Prot); the
+        # script's `bench` takes no --columns, so they go to a copy's
+        # search alone.
+        sed 's|\${WARPSW_ARGS:-} -o "\$out/warpsw_hits|${WARPSW_ARGS:-} ${WARPSW_SEARCH_ARGS:-} -o "$out/warpsw_hits|' \
+            sidebyside.sh > sidebyside_scores.sh
+        grep -q WARPSW_SEARCH_ARGS sidebyside_scores.sh || echo "sidebyside.sh changed: search args not inserted"
+        WARPSW_ARGS="${QG_SIDE_ARGS:-}" WARPSW_SEARCH_ARGS="--columns qseqid,sseqid,score" \
+            KERNEL="${QG_SIDE_KERNEL:-auto}" OUT="$work/side_$name" \
+            timeout 200 bash sidebyside_scores.sh queries.fasta "$fasta" > "$work/side_$name/table.txt" 2>&1
         tail -26 "$work/side_$name/table.txt"
         # Ten best scores by score, both tools (untimed).
         ./warpsw search -q queries.fasta -d "$name.wsw" --gap-open 10 --gap-extend 1 --device gpu ${QG_SIDE_ARGS:-} \
@@ -125,21 +134,27 @@ step_ncu() {
     databases
     command -v ncu > /dev/null || { echo "no ncu"; return; }
     awk '/^>/ { n++ } n == 20' queries.fasta > q5478.fasta
-    # One stream: launches in chunk order, longest chunk first. The query
-    # group's 22 passes a chunk: skipping 264 lands on a chunk of the
-    # database's middle lengths; group-i16x2 launches g32_r16 once.
-    for kernel in query-group-i16x2:sw_query_group_i16x2_g8_r32:264 group-i16x2:sw_group_i16x2_g32_r16:0; do
+    # One stream: launches in chunk order, longest chunk first. Entries of
+    # QG_NCU are kernel:symbol:launches skipped[:pinned configuration]; the
+    # query group's g8_r24 configurations take 29 passes a chunk, so
+    # skipping 348 lands on a chunk of the database's middle lengths;
+    # group-i16x2 launches g32_r16 once.
+    local entries=${QG_NCU:-query-group-i16x2:sw_query_group_i16x2_g8_r24_lifted:348 query-group-i16x2:sw_query_group_i16x2_g8_r24:348:g8_r24 group-i16x2:sw_group_i16x2_g32_r16:0}
+    for kernel in $entries; do
         local name=${kernel%%:*} rest=${kernel#*:}
-        local symbol=${rest%%:*} skip=${rest#*:}
-        timeout 150 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+        local symbol=${rest%%:*} skip_pin=${rest#*:}
+        local skip=${skip_pin%%:*} pin=
+        [ "$skip_pin" != "$skip" ] && pin=${skip_pin#*:}
+        WARPSW_QUERY_GROUP_CONFIG=$pin timeout 150 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
             --section LaunchStats --section InstructionStats --section ComputeWorkloadAnalysis \
             --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
             -k "regex:^$symbol\$" --launch-skip "$skip" -c 2 \
             ./warpsw search -q q5478.fasta -d synth570k.wsw --device gpu --kernel "$name" --gpu-streams 1 \
-            -o "$work/ncu_hits_$name.tsv" > "$work/ncu_$name.txt" 2>&1
+            -o "$work/ncu_hits_$symbol.tsv" > "$work/ncu_$symbol.txt" 2>&1
         echo "== ncu $name ($symbol)"
-        grep -E "Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|pipe_|bank_conflicts|wavefronts" \
-            "$work/ncu_$name.txt" | head -30
+        grep -E "Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|pipe_|bank_conflicts|wavefronts|Warp Cycles Per Issued|Active Warps Per|Eligible Warps" \
+            "$work/ncu_$symbol.txt" | head -40
+        grep -E "stalled|Stall" "$work/ncu_$symbol.txt" | head -12
     done
 }
 
