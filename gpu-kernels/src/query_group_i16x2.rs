@@ -833,7 +833,11 @@ macro_rules! query_group_configs {
 // Register caps: up to 12 columns a lane 80 (three blocks of 256 an SM),
 // wider 128 (two), the least without spills in the steps' loop (ptxas
 // 13.0, scripts/codegen.sh; counts in benches/RESULTS.md); the lifted
-// update from 12 columns 128, and up to 24 (wider, it spills at 128).
+// update from 12 columns 128 (at 80, 12 to 20 columns spilled and ran 1.5
+// to 9 % slower on an H100), and up to 28 columns (at 28 it spills 24
+// bytes, four local loads an iteration of 112 lane-cells, and was still
+// the fastest on queries of 222, 657 and from 1,500 residues; at 32 it
+// spills 52).
 // Three updates
 // (module docs, *Cell updates*): the lifted one where the matrix and gaps
 // allow it ([`Update::fits`]), else the biased one, else the plain one,
@@ -859,6 +863,7 @@ query_group_configs!(
     (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, [1, 2]),
     (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, [1, 2]),
     (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, [1, 2]),
     (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, [1, 2]),
     (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, [1, 2]),
     (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, [1, 2]),
