@@ -465,7 +465,13 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
     // One configuration of each width class (one pass and several) and
     // of each update.
     let named = |name: &str| gpu_kernels::query_group_i16x2::config_named(name).unwrap();
-    for k in [0, 4, named("g8_r24_plain"), named("g8_r8_lifted"), named("g16_r24_lifted")] {
+    for k in [
+        0,
+        4,
+        named("g8_r24_plain"),
+        named("g8_r8_lifted"),
+        named("g16_r24_lifted"),
+    ] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);
         let seqs = vec![

@@ -21,9 +21,8 @@
 //! (benches/RESULTS.md). Here a lane's columns are consecutive query
 //! positions, so one 16-byte load brings the scores of 16 of them for one
 //! database letter, and the lanes of a warp read disjoint banks: 4
-//! wavefronts per 512 cells. Per cell what is left is the cell update
-//! (five add-and-max operations for two cells) and one byte permute that
-//! makes the two sequences' scores one `i16x2`.
+//! wavefronts per 512 cells. Per cell what is left is the cell update and
+//! one byte permute that makes the two sequences' scores one `i16x2`.
 //!
 //! # Thread mapping
 //! 1-D grid of blocks of whole warps; global group `p = thread / G` aligns
@@ -54,8 +53,8 @@
 //! the host: [`NUM_CODES`] rows of [`profile_row_words`] words, byte `j` of
 //! row `c` the score `s(q_j, c)` of query position `j` against residue code
 //! `c` (`PAD_SCORE` past the query's end and for the pad code). Each block
-//! first copies its pass's columns into shared memory, `s + first` in each
-//! byte ([`biased_bytes`]), as its *window*: for residue code `c`, slice
+//! first copies its pass's columns into shared memory, each byte as its
+//! update reads it ([`window_word`]), as its *window*: for residue code `c`, slice
 //! `k` (columns `16k .. 16k + 16` of a lane) and lane `l`, 16 bytes at word
 //! `((c · K + k) · G + l) · 4` (`K` = [`slices`]`(R)`). A lane's load of
 //! slice `k` for a residue reads the 16 bytes at its own offset; eight
@@ -64,25 +63,68 @@
 //! bytes), so the load should take its 4 wavefronts (ncu counted more on
 //! an H100, for reasons not yet known: benches/RESULTS.md).
 //!
+//! # Cell updates
+//! Three, one per configuration ([`Update`]); [`update_for`] picks the
+//! first that fits the matrix and the gaps:
+//! * *lifted* (below), where every score plus `first` lies in `0 ..= 127`
+//!   ([`lift_fits`]: BLOSUM62 from `first` 4 to 116);
+//! * *biased*, [`crate::group_i16x2`]'s (H kept as `H - first`, five
+//!   add-and-max operations a cell, E's chain one of them), where every
+//!   window byte plus `first` fits an `i8` ([`bias_fits`]);
+//! * *plain*, the recurrence as it is (two configurations).
+//!
+//! # Lifted update
+//! On Hopper every `i16x2` min/max operation (`VIMNMX`, `VIMNMX3`,
+//! `VIADDMNMX`) and the permute issue on one pipe at half the rate of
+//! issue; ncu measured it 95 % busy under the biased update on an H100
+//! (benches/RESULTS.md). The lifted update moves the additions to the FMA
+//! pipe: every E, F and the H that the cell returns are kept as themselves
+//! plus `first` (H `+ first` is `H'`), the H kept for the next row as it
+//! is (`H = H' - first`), E floored at `first` (H = 0 lifted), and the
+//! window holds `s + first`:
+//!
+//! ```text
+//! H'  = max(H_diag + (s + first), E', F')   one 32-bit add, one VIMNMX3
+//! H   = H' - first                          one 32-bit add
+//! E'' = max(E' - extend, H, first)          one 32-bit add, one VIMNMX3
+//! F'' = max(F' - extend, H)                 one VIADDMNMX
+//! ```
+//!
+//! Flooring E at zero does not change any H (every H is at least 0, and
+//! max(floor(E) - extend, y) floors to the same as max(E - extend, y)), and
+//! with E at least `first`, H' is too. So in both halves H lies in `0 ..=
+//! 32767 - first`, E' - extend in `first - extend ..` (at least 0), and
+//! `H_diag + (s + first)` in `0 ..= 32767 - first + 127`: none of the three
+//! adds can carry or borrow from one half into the other, and each is one
+//! plain 32-bit addition, which ptxas issues as `IMAD` on the FMA pipe
+//! (ptxas 13.0: 3.5 min/max-pipe operations a cell against 5.5 biased,
+//! 4.95 min/max-pipe instructions a lane-cell in all against 6.95). The
+//! halves never mix, even after one of them leaves 16 bits.
+//!
 //! # Exactness
-//! As [`crate::group_i16x2`]'s biased update ([`crate::group_i16x2`],
-//! *Biased update*), with `s + first` from the window instead of the pair
-//! table: the host launches this kernel only when every profile byte plus
-//! `first` fits an `i8` ([`bias_fits`]), so the byte the permute
-//! sign-extends is `s + first` exactly, and every 16-bit value is exact
-//! while every H is at most [`SCORE_LIMIT`]; the first H above it is exact
-//! and the best keeps it. Across passes the border carries exact values up
-//! to the first out-of-range H, which the pass that computed it keeps in
-//! its best; the running best of the passes keeps it too, so the pair is
-//! rescued.
+//! Biased and plain as [`crate::group_i16x2`]'s updates, with the scores
+//! from the window instead of the pair table (the biased window is `s +
+//! first` as an `i8`, [`bias_fits`], so the permute's sign extension is
+//! exact): every 16-bit value is exact while every H is at most
+//! [`SCORE_LIMIT`]; the first H above it is exact and the best keeps it.
+//! Lifted: while every H' is at most [`SCORE_LIMIT`], `H_diag + s + first`
+//! is at most `SCORE_LIMIT + 127 - first` and every 16-bit value is exact;
+//! the first H' above it is exact and the best keeps it; a kept best above
+//! [`SCORE_LIMIT`] is written as it is (above the limit, so the pair is
+//! rescued: the score, `first` less, may not be), any other less `first`.
+//! Across passes the border carries exact values up to the first
+//! out-of-range H, which the pass that computed it keeps in its best; the
+//! running best of the passes keeps it too, so the pair is rescued.
 //!
 //! # Padding
 //! Rows past a sequence's end are the pad code, columns past the query's
 //! end score the pad score, and the rows a lane computes before row 0 (the
 //! wavefront's fill) use the pad code: they leave `H = 0` and an F of
 //! `-first`, which is what row 0 takes from the matrix's top border. Every
-//! padded cell's H is `max(0, diag - 128, E, F)`, E and F falling from the
-//! H they came from, so no padded cell exceeds the best real cell.
+//! padded cell's H is `max(0, diag + pad, E, F)` with the pad score -128
+//! (`-first` in the lifted window, which clamps it at 0), E and F falling
+//! from the H they came from, so no padded cell exceeds the best real
+//! cell.
 
 use core::simd::i16x2;
 
@@ -518,8 +560,16 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
     // update's floor, `first`: its H must never fall below it).
     let (h_zero, best_zero, no_e) = match U {
         LIFTED => (i16x2::splat(0), lifted.first, bits(lifted.first)),
-        BIASED => (g.zero_h::<true>(), g.zero_h::<true>(), bits(i16x2::splat(NEG_INF_I16))),
-        _ => (g.zero_h::<false>(), g.zero_h::<false>(), bits(i16x2::splat(NEG_INF_I16))),
+        BIASED => (
+            g.zero_h::<true>(),
+            g.zero_h::<true>(),
+            bits(i16x2::splat(NEG_INF_I16)),
+        ),
+        _ => (
+            g.zero_h::<false>(),
+            g.zero_h::<false>(),
+            bits(i16x2::splat(NEG_INF_I16)),
+        ),
     };
     let lanes = V::VL;
     let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
@@ -964,7 +1014,10 @@ mod tests {
             assert!(c.width() * c.passes(5478) - 5478 < 5478 / 8, "{c:?}");
             assert_eq!(c.update, update);
         }
-        assert_eq!(CONFIGS[config_for(144, 400, Update::Plain)].update, Update::Plain);
+        assert_eq!(
+            CONFIGS[config_for(144, 400, Update::Plain)].update,
+            Update::Plain
+        );
         assert_eq!(
             config_named("g16_r32").map(|k| CONFIGS[k].width()),
             Some(512)

@@ -40,21 +40,21 @@ pub const AUTO_GROUP_MIN_SEQUENCES: usize = 20_000;
 
 /// `--auto-query-group`'s default: chunks of sequences up to 2,048
 /// residues go to `query-group-i16x2`, longer ones to `group-i16x2`. Of
-/// the splits 0, 512, 1,024, 2,048 and 4,096 (H100, the biased update),
-/// 2,048 was the fastest on the 570k synthetic database and within 0.4 %
-/// of the fastest (1,024) on Swiss-Prot half; whole, the query-group
-/// kernel streams the longest sequences (up to 35,213 residues) through
-/// one group pass after pass, at half `group-i16x2`'s speed
-/// (benches/RESULTS.md).
+/// the splits 0, 1,024, 2,048 and 4,096 (H100, the lifted update), 2,048
+/// was the fastest on the 570k synthetic database (4,474 GCUPS against
+/// 4,107 without) and within 0.8 % of the fastest (1,024) on Swiss-Prot
+/// half; whole, the query-group kernel streams the longest sequences (up
+/// to 35,213 residues) through one group pass after pass, at a third of
+/// `group-i16x2`'s speed (benches/RESULTS.md, runs 66 and 68).
 pub const AUTO_QUERY_GROUP_MAX: usize = 2048;
 
 /// `--auto-query-group-min-sequences`' default: a database with fewer
 /// sequences up to `--auto-query-group` residues than this keeps
 /// `group-i16x2` for all of them. The query-group kernel runs a pass
 /// after another over the same pairs, so it needs many pairs to fill a
-/// GPU: on UniProt 20k (19,000 of its sequences up to 2,048 residues) every
-/// split was slower than none (1,239 GCUPS against 1,650 at 2,048), on
-/// Swiss-Prot half (258,186 sequences) faster.
+/// GPU: on UniProt 20k (19,755 of its sequences up to 2,048 residues) every
+/// split was slower than none (1,180 GCUPS at 2,048 against 1,653), on
+/// Swiss-Prot half (257,137) faster (4,223 against 4,027).
 pub const AUTO_QUERY_GROUP_MIN_SEQUENCES: usize = 100_000;
 
 /// With `simt` (32-bit) as the first stage, queries of at least this many
@@ -449,6 +449,21 @@ mod tests {
             Plan::new(default, HOPPER, &database(10), Gaps::new(11, 1)).kernels(),
             [Kernel::GroupI16x2]
         );
+        // The default split needs that many sequences up to its length
+        // (here all 15 of them are).
+        let split_from = |query_group_min_sequences| {
+            let auto = KernelChoice::Auto(AutoOptions {
+                group_min_sequences: 0,
+                query_group_min_sequences,
+                ..AutoOptions::default()
+            });
+            Plan::new(auto, HOPPER, &database(10), Gaps::new(11, 1)).kernels()
+        };
+        assert_eq!(
+            split_from(15),
+            [Kernel::QueryGroupI16x2, Kernel::GroupI16x2]
+        );
+        assert_eq!(split_from(16), [Kernel::GroupI16x2]);
     }
 
     #[test]
