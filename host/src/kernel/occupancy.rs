@@ -113,9 +113,8 @@ pub struct Capped<C> {
     pub config: C,
     /// Its register cap in the `sm_80` and the `sm_90` PTX.
     pub max_registers: [u32; 2],
-    /// Blocks of 256 threads per multiprocessor at the cap, with the
-    /// block's shared memory: on an A100 (`sm_80` build) and an H100
-    /// (`sm_90`).
+    /// Blocks per multiprocessor at the cap, with the block's shared
+    /// memory: on an A100 (`sm_80` build) and an H100 (`sm_90`).
     pub blocks: [u32; 2],
 }
 
@@ -126,11 +125,10 @@ pub type GroupConfig = Capped<gpu_kernels::group_i16x2::Config>;
 pub type QueryGroupConfig = Capped<gpu_kernels::query_group_i16x2::Config>;
 
 /// `config` with register caps `caps` (`sm_80`, `sm_90`) and `shared`
-/// bytes of shared memory a block of 256 threads.
-fn capped<C>(config: C, caps: [u32; 2], shared: usize) -> Capped<C> {
-    use gpu_kernels::group_i16x2::BLOCK_THREADS;
+/// bytes of shared memory a block of `threads` threads.
+fn capped<C>(config: C, caps: [u32; 2], shared: usize, threads: u32) -> Capped<C> {
     let blocks =
-        |limits: &SmLimits, cap: u32| occupancy(limits, cap, shared as u32, BLOCK_THREADS).blocks;
+        |limits: &SmLimits, cap: u32| occupancy(limits, cap, shared as u32, threads).blocks;
     Capped {
         config,
         max_registers: caps,
@@ -152,6 +150,7 @@ pub fn group_configs() -> Vec<GroupConfig> {
                 c,
                 [c.max_registers(false), c.max_registers(true)],
                 SHARED_BYTES,
+                gpu_kernels::group_i16x2::BLOCK_THREADS,
             )
         })
         .collect()
@@ -164,7 +163,7 @@ pub fn query_group_configs() -> Vec<QueryGroupConfig> {
         .iter()
         .map(|&c| {
             let caps = [c.max_registers(false), c.max_registers(true)];
-            capped(c, caps, c.window_bytes())
+            capped(c, caps, c.window_bytes(), c.block_threads)
         })
         .collect()
 }
@@ -218,6 +217,9 @@ mod tests {
     fn group_register_caps_give_the_intended_blocks() {
         for g in group_configs() {
             assert_eq!(g.blocks, g.config.blocks_per_sm, "{}", g.config.symbol);
+        }
+        for q in query_group_configs() {
+            assert_eq!(q.blocks, q.config.blocks_per_sm, "{}", q.config.symbol);
         }
     }
 }
