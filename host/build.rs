@@ -51,6 +51,7 @@ fn main() {
 /// group and query-group entry point (module docs); fails if one is
 /// missing.
 fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
+    use gpu_kernels::group_i16x2::BLOCK_THREADS;
     let caps = gpu_kernels::register_caps(hopper);
     let mut out = String::with_capacity(ptx.len() + 64 * caps.len());
     let mut bounds = None;
@@ -62,12 +63,12 @@ fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
             .strip_prefix(".visible .entry ")
             .and_then(|rest| rest.strip_suffix('('))
         {
-            bounds = caps.iter().find(|(symbol, _, _)| *symbol == name);
+            bounds = caps.iter().find(|(symbol, _)| *symbol == name);
         } else if line == ")"
-            && let Some((_, threads, registers)) = bounds.take()
+            && let Some((_, registers)) = bounds.take()
         {
             out.push_str(&format!(
-                ".maxntid {threads}, 1, 1\n.maxnreg {registers}\n"
+                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {registers}\n"
             ));
             done += 1;
         }

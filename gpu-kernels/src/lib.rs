@@ -61,19 +61,18 @@ pub mod vector;
 pub mod warp;
 
 /// Every entry point whose launch bounds `host/build.rs` writes into the
-/// PTX (`.maxntid` of its block, `.maxnreg` of its cap), with its block's
-/// threads and its register cap for `sm_90` (`hopper`) or `sm_80`: the
-/// group configurations ([`group_i16x2::BLOCK_THREADS`] each) and the
-/// query-group ones ([`query_group_i16x2::Config::block_threads`]).
+/// PTX (`.maxntid` of [`group_i16x2::BLOCK_THREADS`], `.maxnreg` of its
+/// cap), with its register cap for `sm_90` (`hopper`) or `sm_80`: the
+/// group and the query-group configurations.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn register_caps(hopper: bool) -> Vec<(&'static str, u32, u32)> {
+pub fn register_caps(hopper: bool) -> Vec<(&'static str, u32)> {
     group_i16x2::CONFIGS
         .iter()
-        .map(|c| (c.symbol, group_i16x2::BLOCK_THREADS, c.max_registers(hopper)))
+        .map(|c| (c.symbol, c.max_registers(hopper)))
         .chain(
             query_group_i16x2::CONFIGS
                 .iter()
-                .map(|c| (c.symbol, c.block_threads, c.max_registers(hopper))),
+                .map(|c| (c.symbol, c.max_registers(hopper))),
         )
         .collect()
 }

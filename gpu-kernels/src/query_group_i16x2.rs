@@ -765,12 +765,9 @@ pub struct Config {
     pub columns: usize,
     /// How the cell update keeps its values, and the window its scores.
     pub update: Update,
-    /// Threads per block (whole warps): the PTX's `.maxntid` and the
-    /// launch's block.
-    pub block_threads: u32,
-    /// Blocks of `block_threads` one multiprocessor is meant to hold on
-    /// `sm_80` and on `sm_90`: the register cap written into the PTX
-    /// (host/build.rs).
+    /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
+    /// is meant to hold on `sm_80` and on `sm_90`: the register cap
+    /// written into the PTX (host/build.rs).
     pub blocks_per_sm: [u32; 2],
 }
 
@@ -795,8 +792,7 @@ impl Config {
     /// The register cap of this configuration's entry point in the PTX
     /// for `sm_90` (`hopper`) or `sm_80`.
     pub const fn max_registers(&self, hopper: bool) -> u32 {
-        let most = 65536 / (self.block_threads * self.blocks_per_sm[hopper as usize]) / 8 * 8;
-        if most > 255 { 255 } else { most }
+        crate::group_i16x2::max_registers(self.blocks_per_sm[hopper as usize])
     }
 
     /// The model [`config_for`] minimises, in halves of an instruction: a
@@ -817,7 +813,7 @@ impl Config {
 /// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
 /// one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $update:ident, $block:literal, $blocks:expr)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $update:ident, $blocks:expr)),* $(,)?) => {
         $(
             /// GPU entry point: `G` lanes per pair of sequences, `R` query
             /// columns per lane, one pass of the query (module docs).
@@ -825,7 +821,7 @@ macro_rules! query_group_configs {
             /// # Safety
             /// [`align_pass`]'s duties for every pair but the window's (the
             /// entry point copies it); blocks a multiple of 32 threads, at
-            /// most [`Config::block_threads`], with
+            /// most [`crate::group_i16x2::BLOCK_THREADS`], with
             /// [`Config::window_bytes`] of dynamic shared memory.
             #[cfg(target_arch = "nvptx64")]
             #[unsafe(no_mangle)]
@@ -850,7 +846,6 @@ macro_rules! query_group_configs {
             lanes: $g,
             columns: $r,
             update: Update::$update,
-            block_threads: $block,
             blocks_per_sm: $blocks,
         }),*];
 
@@ -899,29 +894,29 @@ macro_rules! query_group_configs {
 // whose two configurations are also there to be measured against the
 // others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any).
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, 256, [2, 3]),
-    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, 256, [2, 3]),
-    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, 256, [2, 3]),
-    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, 128, [4, 5]),
-    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, 128, [4, 5]),
-    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, 128, [4, 5]),
-    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, 256, [1, 2]),
-    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, 256, [1, 2]),
-    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, 256, [1, 2]),
+    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, [1, 2]),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=

@@ -263,11 +263,6 @@ pub(crate) trait Adapter: Sync {
         0
     }
 
-    /// Threads per block of entry point `symbol`'s launches.
-    fn block_threads(&self, _symbol: &str) -> u32 {
-        crate::engine::gpu::launch::VECTOR_BLOCK
-    }
-
     /// Column scratch (pairs of i32) that launches for a query of
     /// `query_len` residues need, on chunks of at most `threads` sequences
     /// and `longest` residues, on a GPU of `sm_count` multiprocessors (0:

@@ -32,7 +32,7 @@ use super::Adapter;
 use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, blocks_of};
+use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, vector_grid};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -215,13 +215,6 @@ impl Adapter for QueryGroup {
         }
     }
 
-    fn block_threads(&self, symbol: &str) -> u32 {
-        match CONFIGS.iter().find(|c| c.symbol == symbol) {
-            Some(c) => c.block_threads,
-            None => Group.block_threads(symbol),
-        }
-    }
-
     fn scratch_pairs(
         &self,
         query_len: usize,
@@ -314,11 +307,7 @@ impl Adapter for QueryGroup {
                     slots: slots as u32,
                     gaps: group_i16x2::GapAddends::new(gaps),
                 };
-                let grid = blocks_of(
-                    config.block_threads,
-                    launch_pairs * config.lanes,
-                    config.window_bytes() as u32,
-                );
+                let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
                 // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
                 // 16 bits and the matrix's scores plus `first` 8
                 // bits (checked above); the profile's rows are where

@@ -279,14 +279,9 @@ pub fn one_thread_each(threads: usize) -> LaunchConfig {
 
 /// Blocks of [`VECTOR_BLOCK`] threads (whole warps) covering `lanes` threads.
 pub fn vector_grid(lanes: usize, shared_mem_bytes: u32) -> LaunchConfig {
-    blocks_of(VECTOR_BLOCK, lanes, shared_mem_bytes)
-}
-
-/// Blocks of `block` threads (whole warps) covering `lanes` threads.
-pub fn blocks_of(block: u32, lanes: usize, shared_mem_bytes: u32) -> LaunchConfig {
     LaunchConfig {
-        grid_dim: ((lanes as u32).div_ceil(block), 1, 1),
-        block_dim: (block, 1, 1),
+        grid_dim: ((lanes as u32).div_ceil(VECTOR_BLOCK), 1, 1),
+        block_dim: (VECTOR_BLOCK, 1, 1),
         shared_mem_bytes,
     }
 }

@@ -382,7 +382,7 @@ impl GpuEngine {
     /// Every entry point the plan may launch (each configuration of a
     /// kernel that has several, its rescue and fallbacks), once, with the
     /// driver's registers, local memory and shared memory, and the blocks
-    /// (of its launches' size) a multiprocessor holds.
+    /// of 256 threads (every launch's block) a multiprocessor holds.
     pub fn entry_points(&self) -> Result<Vec<EntryPointUse>> {
         const {
             assert!(
@@ -416,7 +416,7 @@ impl GpuEngine {
                         &self.sm_limits,
                         resources.registers.max(0) as u32,
                         shared_bytes,
-                        kernel.adapter().block_threads(symbol),
+                        VECTOR_BLOCK,
                     ),
                 });
             }
