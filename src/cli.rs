@@ -132,8 +132,9 @@ pub struct AutoArgs {
     #[arg(long, default_value_t = plan::AUTO_MIN_FIRST_STAGE_SEQUENCES)]
     pub auto_min_sequences: usize,
     /// With `auto` on GPUs with DPX (Hopper on) and gaps that fit 16 bits: a
-    /// database of at least this many sequences is aligned by `group-i16x2`
-    /// alone, every length.
+    /// database of at least this many sequences is aligned by the group
+    /// kernels alone, every length (`group-i16x2`, and `query-group-i16x2`
+    /// for the short ones: --auto-query-group).
     #[arg(long, default_value_t = plan::AUTO_GROUP_MIN_SEQUENCES)]
     pub auto_group_min_sequences: usize,
     /// With `auto` where `group-i16x2` aligns every length: chunks whose

@@ -494,11 +494,13 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
 /// The lifted update (every score plus `first` in 0..=127, the pad score
 /// clamped to `-first`) under every built-in matrix, at the edges of what
 /// it takes (`first` equal to minus the smallest score, and the largest
-/// score plus `first` equal to 127) and just past them, where the biased
-/// or the plain update runs instead; one pass and several.
+/// score plus `first` equal to 127) and just past them, where the pinned
+/// lifted configuration gives way to `group-i16x2`; with no extension
+/// cost and with `extend` equal to `first` (where E's 32-bit subtraction
+/// comes closest to borrowing); one pass and several.
 #[test]
 fn query_group_lifted_update_matches_the_oracle_at_its_edges() {
-    use gpu_kernels::query_group_i16x2::{CONFIGS, Update, config_named, update_for};
+    use gpu_kernels::query_group_i16x2::{Update, config_named, update_for};
     use host::scoring::Scoring;
     let mut rng = StdRng::seed_from_u64(10);
     let base = random_codes(&mut rng, 900);
@@ -506,18 +508,34 @@ fn query_group_lifted_update_matches_the_oracle_at_its_edges() {
     for (m, name) in host::matrix::BUILTIN.iter().enumerate() {
         let matrix = ScoreMatrix::by_name(name).unwrap();
         let (min, max) = (matrix.min_score(), matrix.max_score());
-        // (open, extend) with first = -min, -min - 1, 127 - max, 128 - max.
-        let gaps = [(-min - 1, 1), (-min - 2, 1), (126 - max, 1), (127 - max, 1)];
-        for (j, &(open, extend)) in gaps.iter().enumerate() {
+        // (open, extend, whether lifted fits) with first = -min, -min - 1,
+        // 127 - max, 128 - max, then 20 with no extension cost and all
+        // extension.
+        let gaps = [
+            (-min - 1, 1, true),
+            (-min - 2, 1, false),
+            (126 - max, 1, true),
+            (127 - max, 1, false),
+            (20, 0, true),
+            (0, 20, true),
+        ];
+        for (j, &(open, extend, lifts)) in gaps.iter().enumerate() {
             if open < 0 {
                 continue;
             }
             let first = open + extend;
             let fits = Update::Lifted.fits(min, max, first);
-            assert_eq!(fits, j % 2 == 0, "{name} {open}/{extend}");
+            assert_eq!(fits, lifts, "{name} {open}/{extend}");
             lifted_runs += usize::from(update_for(min, max, first) == Update::Lifted);
             let config = ["g8_r8_lifted", "g16_r24_lifted"][(m + j) % 2];
             let k = config_named(config).unwrap();
+            // The lifted path itself runs where it fits (no silent fallback).
+            let kernel_gaps = GapPenalty::new(open, extend).unwrap().kernel_gaps();
+            assert_eq!(
+                host::kernel::query_group::config_runs(k, kernel_gaps, min, max),
+                fits,
+                "{name} {open}/{extend}"
+            );
             let query = mutate(&mut rng, &base[..[60, 800][(m + j) % 2]]);
             let mut seqs: Vec<Vec<u8>> = (0..6)
                 .map(|i| match i % 2 {
@@ -534,8 +552,8 @@ fn query_group_lifted_update_matches_the_oracle_at_its_edges() {
                 gaps: GapPenalty::new(open, extend).unwrap(),
             };
             check_query_group(k, &query, &seqs, &scoring, 3);
-            assert_eq!(CONFIGS[k].update, Update::Lifted);
         }
     }
-    assert!(lifted_runs >= host::matrix::BUILTIN.len());
+    // Three fitting settings a matrix (the two edges and 20/0).
+    assert!(lifted_runs >= 3 * host::matrix::BUILTIN.len());
 }

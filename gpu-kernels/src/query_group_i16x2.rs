@@ -205,7 +205,9 @@ pub const LIFTED: u8 = Update::Lifted as u8;
 
 impl Update {
     /// Whether this update runs with a matrix whose scores lie in `min ..=
-    /// max` and gap cost `first` (gaps that [`gaps_fit`]): the biased
+    /// max` and gap cost `first` (gaps that [`gaps_fit`], with `first` at
+    /// least `extend`, as every gap penalty of the host has it: the lifted
+    /// update subtracts `extend` from an E of at least `first`): the biased
     /// update needs every window byte plus `first` to fit an `i8`
     /// ([`bias_fits`]), the lifted one needs every real score plus `first`
     /// in `0 ..= 127` ([`lift_fits`]).
@@ -231,7 +233,7 @@ impl Update {
 /// Whether every real score of a matrix whose scores lie in `min ..= max`
 /// plus `first` lies in `0 ..= 127` (module docs, *Lifted update*): then
 /// the permute's sign extension of a window byte is a zero extension, and
-/// the pad score, clamped to `-first`, is at most 0.
+/// the pad score, -128 plus `first` clamped at 0, is at most 0.
 pub const fn lift_fits(min: i32, max: i32, first: i32) -> bool {
     first >= 0 && min + first >= 0 && max + first <= 127
 }
@@ -527,8 +529,9 @@ impl<const R: usize> Lane<R> {
 /// [`crate::warp::warp_max`]): every group of a warp runs as many steps.
 ///
 /// # Safety
-/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`], and the
-///   matrix's scores and `first` [`Update::fits`] update `U`.
+/// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`] with `first
+///   >= extend`, and the matrix's scores and `first` [`Update::fits`]
+///   update `U`.
 /// * `window` holds [`window_words`]`(V::VL, R)` words (16-byte aligned on
 ///   the GPU), as [`window_source`] and [`window_word`] make them for
 ///   `p.pass`.
@@ -809,7 +812,8 @@ impl Config {
 }
 
 /// The configurations, each `(entry point, lanes per group G, columns per
-/// lane R, [blocks per SM on sm_80, on sm_90])`: one PTX entry point each,
+/// lane R, update, [blocks per SM on sm_80, on sm_90])`: one PTX entry
+/// point each,
 /// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
 /// one list.
 macro_rules! query_group_configs {

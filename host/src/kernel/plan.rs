@@ -31,7 +31,8 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 
 /// `--auto-group-min-sequences`'s default: from this many database
 /// sequences on, on GPUs with DPX (compute capability 9.0+) and gaps that fit
-/// 16 bits, `group-i16x2` aligns every length alone. With the chunks side by
+/// 16 bits, the group kernels align every length (`group-i16x2`, and
+/// `query-group-i16x2` for the short ones: `--auto-query-group`). With the chunks side by
 /// side on `--gpu-streams`' default 8 streams it beat `auto`'s other choice by
 /// 2.4× on 20,000 UniProt sequences and 2.5× on 50,000 synthetic ones (on one
 /// stream it had lost on the 20,000: too few groups to fill the GPU); below
@@ -75,8 +76,9 @@ pub struct AutoOptions {
     /// Fewer first-stage sequences than this in the database: the second
     /// stage aligns them all (GPUs only; 0: never).
     pub min_sequences: usize,
-    /// At least this many sequences in the database: `group-i16x2` aligns
-    /// them all (GPUs with DPX, gaps that fit 16 bits; `usize::MAX`: never).
+    /// At least this many sequences in the database: the group kernels
+    /// align them all (GPUs with DPX, gaps that fit 16 bits; `usize::MAX`:
+    /// never).
     pub group_min_sequences: usize,
     /// Where `group-i16x2` aligns them all: chunks whose longest sequence
     /// has at most this many residues run `query-group-i16x2` instead (0:

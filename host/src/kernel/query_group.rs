@@ -98,6 +98,13 @@ struct ScoreRange {
     max: i32,
 }
 
+/// Whether configuration `config` runs on a matrix whose scores lie in
+/// `min ..= max` with gap costs `gaps` (else its chunks run `group-i16x2`),
+/// as the launch and the emulated run decide it.
+pub fn config_runs(config: usize, gaps: Gaps, min: i32, max: i32) -> bool {
+    config < CONFIGS.len() && ScoreRange { min, max }.runs(config, gaps)
+}
+
 impl ScoreRange {
     /// The update that runs with gaps `gaps` ([`update_for`]).
     fn update(self, gaps: Gaps) -> Update {
@@ -309,8 +316,9 @@ impl Adapter for QueryGroup {
                 };
                 let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
                 // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
-                // 16 bits and the matrix's scores plus `first` 8
-                // bits (checked above); the profile's rows are where
+                // 16 bits and the matrix's scores and `first` fit the
+                // configuration's update (`ScoreRange::runs`, checked
+                // above; `first >= extend`, as every `GapPenalty` has it); the profile's rows are where
                 // `params` points, `row_words` each (size checked above);
                 // the chunk's buffers hold `words_per_sequence` words a
                 // sequence; with several passes the scratch holds `slots`
