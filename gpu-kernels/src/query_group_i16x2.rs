@@ -561,18 +561,15 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
     // H = 0 as the lanes keep it (`H - first` with the biased update), the
     // best before any cell, and the E where no gap is open (the lifted
     // update's floor, `first`: its H must never fall below it).
-    let (h_zero, best_zero, no_e) = match U {
-        LIFTED => (i16x2::splat(0), lifted.first, bits(lifted.first)),
-        BIASED => (
-            g.zero_h::<true>(),
-            g.zero_h::<true>(),
-            bits(i16x2::splat(NEG_INF_I16)),
-        ),
-        _ => (
-            g.zero_h::<false>(),
-            g.zero_h::<false>(),
-            bits(i16x2::splat(NEG_INF_I16)),
-        ),
+    let (h_zero, best_zero, no_e) = if U == LIFTED {
+        (i16x2::splat(0), lifted.first, bits(lifted.first))
+    } else {
+        let zero = if U == BIASED {
+            g.zero_h::<true>()
+        } else {
+            g.zero_h::<false>()
+        };
+        (zero, zero, bits(i16x2::splat(NEG_INF_I16)))
     };
     let lanes = V::VL;
     let steps = (rows + lanes as u32 - 1).next_multiple_of(4);

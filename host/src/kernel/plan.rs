@@ -46,7 +46,7 @@ pub const AUTO_GROUP_MIN_SEQUENCES: usize = 20_000;
 /// 4,107 without) and within 0.8 % of the fastest (1,024) on Swiss-Prot
 /// half; whole, the query-group kernel streams the longest sequences (up
 /// to 35,213 residues) through one group pass after pass, at a third of
-/// `group-i16x2`'s speed (benches/RESULTS.md, runs 66 and 68).
+/// `group-i16x2`'s speed (benches/RESULTS.md).
 pub const AUTO_QUERY_GROUP_MAX: usize = 2048;
 
 /// `--auto-query-group-min-sequences`' default: a database with fewer
@@ -213,12 +213,10 @@ impl Plan {
             Kernel::Simt
         };
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {
-            let query_group_sequences = match options.query_group_max {
-                0 => 0,
-                max => (0..db.len()).filter(|&i| db.length(i) <= max).count(),
-            };
-            if options.query_group_max == 0
-                || query_group_sequences < options.query_group_min_sequences
+            let max = options.query_group_max;
+            if max == 0
+                || (0..db.len()).filter(|&i| db.length(i) <= max).count()
+                    < options.query_group_min_sequences
             {
                 return Plan::one(Kernel::GroupI16x2);
             }

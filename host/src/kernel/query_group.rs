@@ -159,6 +159,16 @@ impl Layout {
     fn rows(&self) -> usize {
         self.group_words + HEADER_WORDS
     }
+
+    /// The matrix's score range, from the header of `profile` (`None` past
+    /// its end).
+    fn scores(&self, profile: &[u32]) -> Option<ScoreRange> {
+        let header = profile.get(self.group_words..self.rows())?;
+        Some(ScoreRange {
+            min: header[3] as i32,
+            max: header[1] as i32,
+        })
+    }
 }
 
 /// The query profile's rows (`gpu_kernels::query_group_i16x2`, *Memory
@@ -198,13 +208,8 @@ impl Adapter for QueryGroup {
 
     fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         let query_len = profile.first().copied().unwrap_or(0) as usize;
-        let layout = Layout::new(query_len);
-        let update = match profile.get(layout.group_words..layout.group_words + 4) {
-            Some(header) => ScoreRange {
-                min: header[3] as i32,
-                max: header[1] as i32,
-            }
-            .update(gaps),
+        let update = match Layout::new(query_len).scores(profile) {
+            Some(scores) => scores.update(gaps),
             None => Update::Plain, // the wrong size: run_emulated_config says so
         };
         let config = config(query_len, chunk.longest(), update)?;
@@ -318,8 +323,9 @@ impl Adapter for QueryGroup {
                 // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
                 // 16 bits and the matrix's scores and `first` fit the
                 // configuration's update (`ScoreRange::runs`, checked
-                // above; `first >= extend`, as every `GapPenalty` has it); the profile's rows are where
-                // `params` points, `row_words` each (size checked above);
+                // above; `first >= extend`, as every `GapPenalty` has
+                // it); the profile's rows are where `params` points,
+                // `row_words` each (size checked above);
                 // the chunk's buffers hold `words_per_sequence` words a
                 // sequence; with several passes the scratch holds `slots`
                 // slots for each of the launch's pairs (checked above) and
@@ -377,10 +383,7 @@ pub fn run_emulated_config(
         )));
     }
     let group_profile = &profile[..layout.group_words];
-    let scores = ScoreRange {
-        min: profile[layout.group_words + 3] as i32,
-        max: profile[layout.group_words + 1] as i32,
-    };
+    let scores = layout.scores(profile).ok_or_else(bad)?;
     if !scores.runs(config, gaps) {
         return Group.run_emulated(chunk, group_profile, gaps);
     }
