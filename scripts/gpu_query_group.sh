@@ -23,7 +23,11 @@
 #            skipped): occupancy, issue, and every pipe's load;
 #   configs  configurations pinned (QG_CONFIGS="g8_r24 g8_r24_plain g8_r32
 #            g16_r32") on the
-#            570k database.
+#            570k database;
+#   pairs    score-only searches of two queries a launch (the default)
+#            and of one (--one-query-a-launch) on the three databases, hits
+#            compared; configurations of two queries pinned
+#            (QG_PAIR_CONFIGS) on the 570k database.
 # Every log goes to a work folder packed after each step into $OUT/qg.tgz
 # (the device tool brings back at most 8 files); $OUT/qg.log has it all.
 set -uo pipefail
@@ -158,6 +162,33 @@ step_ncu() {
     done
 }
 
+step_pairs() {
+    databases
+    # Two queries a launch (the default) against one (--one-query-a-launch):
+    # score-only searches, hits compared; then configurations of two
+    # queries pinned (QG_PAIR_CONFIGS) on the 570k database.
+    for db in $dbs; do
+        [ -f "$db.wsw" ] || continue
+        for mode in one pairs; do
+            local args=
+            [ "$mode" = one ] && args=--one-query-a-launch
+            for round in 1 2; do
+                ./warpsw search -q queries.fasta -d "$db.wsw" --gap-open 10 --gap-extend 1 --device gpu $args \
+                    --columns qseqid,sseqid,score -o "$work/pairs_${db}_$mode.tsv" > "$work/pairs_${db}_$mode.log" 2>&1
+            done
+            echo "== $db, $mode: $(grep -oE '[0-9.]+ GCUPS' "$work/pairs_${db}_$mode.log" | tail -1)"
+        done
+        cmp -s "$work/pairs_${db}_one.tsv" "$work/pairs_${db}_pairs.tsv" && echo "$db: hits identical" \
+            || echo "$db: HITS DIFFER between one and two queries a launch"
+    done
+    for config in ${QG_PAIR_CONFIGS:-g8_r16_queries g8_r20_queries g8_r24_queries g8_r28_queries g16_r24_queries}; do
+        WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 \
+            --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
+            -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
+        echo "== pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+    done
+}
+
 step_configs() {
     databases
     for config in ${QG_CONFIGS:-g8_r24 g8_r24_plain g8_r32 g16_r32}; do
@@ -168,7 +199,7 @@ step_configs() {
     done
 }
 
-for step in ${QG_STEPS:-tests bench splits side ncu configs}; do
+for step in ${QG_STEPS:-tests bench splits side ncu configs pairs}; do
     "step_$step"
     at "$step"
 done

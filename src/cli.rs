@@ -172,6 +172,12 @@ pub struct PlacementArgs {
     /// streams, longest first (1: one chunk after another) [default: 8]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub gpu_streams: Option<u16>,
+    /// On one GPU: score every query in launches of its own, never two
+    /// queries in one (by default the query-group kernel scores two
+    /// queries of similar length in one launch where that is cheaper; the
+    /// scores are the same).
+    #[arg(long)]
+    pub one_query_a_launch: bool,
 }
 
 /// `--columns`: the columns picked (a named type, so clap keeps the list

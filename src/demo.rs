@@ -185,6 +185,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             balance: "dynamic".into(),
             gpu_memory: None,
             gpu_streams: None,
+            one_query_a_launch: false,
         },
         format: host::output::Format::Tsv,
         out: Some(out_path.clone()),

@@ -91,6 +91,7 @@ pub fn placement(
             args.gpu_streams
                 .unwrap_or(host::engine::gpu::DEFAULT_GPU_STREAMS),
         ),
+        pair_queries: !args.one_query_a_launch,
     };
     Ok((placement, options))
 }

@@ -662,6 +662,90 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
     );
 }
 
+/// Two queries in one launch on the GPU (`Engine::score_batch` pairs
+/// them) against the reference: 100,000 database sequences (and 9,000-
+/// and 5,000-residue ones, an empty one, a one-residue one); pairs of
+/// one pass (144 with 189) and of two (600 with 610), and a query left
+/// alone; `auto` (its second stage runs the long chunks one query at a
+/// time) and the query-group kernel; 1 and 8 streams, and a budget too
+/// small for the chunks' own border scratch. Then a pair whose scores
+/// pass 16 bits (rescued) and gap costs the lifted update cannot take
+/// (each query alone).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_query_pairs_match_the_reference() {
+    use host::kernel::Kernel;
+    let mut rng = hay::rng(121);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 100_000, 1500, true);
+    for len in [9_000, 5_000, 0, 1] {
+        seqs.push(hay::random_codes(&mut rng, len, false));
+    }
+    let db = hay::database(seqs);
+    let queries: Vec<Vec<u8>> = [600, 144, 1000, 189, 610]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let scoring = hay::blosum62(10, 1);
+    let expected = reference_scores(&queries, &db, &scoring);
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    let small = Budget(db.total_residues() as usize * 3);
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let runs = [
+        (KernelChoice::One(Kernel::QueryGroupI16x2), 8, budget),
+        (KernelChoice::One(Kernel::QueryGroupI16x2), 1, budget),
+        (KernelChoice::One(Kernel::QueryGroupI16x2), 8, small),
+        (KernelChoice::default(), 8, budget),
+    ];
+    for (choice, streams, budget) in runs {
+        let plan = gpu0_plan(choice, &db, &scoring);
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+            .streams(streams)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        let got = engine.score_batch(&batch).expect("GPU 0 scores");
+        for (q, want) in expected.iter().enumerate() {
+            let wrong: Vec<usize> = (0..db.len()).filter(|&i| got[q][i] != want[i]).collect();
+            assert!(
+                wrong.is_empty(),
+                "{plan} on {streams} streams, query length {}: {} mismatches of {}, first at target length {}",
+                queries[q].len(),
+                wrong.len(),
+                db.len(),
+                db.length(wrong[0])
+            );
+        }
+    }
+    eprintln!(
+        "gpu: two queries a launch, {} pairs compared with the reference, 0 mismatches",
+        runs.len() * queries.len() * db.len()
+    );
+
+    // 7,000 residues: about 40,000 against itself with BLOSUM62.
+    let long = hay::random_codes(&mut rng, 7000, false);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 2_000, 2000, true);
+    seqs.push(long.clone());
+    seqs.push(hay::mutate(&mut rng, &long, 0.95));
+    let db = hay::database(seqs);
+    let queries = [hay::mutate(&mut rng, &long, 0.97), long.clone()];
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    for (open, extend) in [(10, 1), (2, 1), (116, 1)] {
+        let scoring = hay::blosum62(open, extend);
+        let expected = reference_scores(&queries, &db, &scoring);
+        assert!(
+            expected[1]
+                .iter()
+                .any(|&s| s > gpu_kernels::simt_i16x2::SCORE_LIMIT)
+        );
+        let plan = gpu0_plan(KernelChoice::One(Kernel::QueryGroupI16x2), &db, &scoring);
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan)
+            .streams(8)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        let got = engine.score_batch(&batch).expect("GPU 0 scores");
+        assert_eq!(got, expected, "gaps {open}/{extend}");
+    }
+}
+
 /// The query-group kernel on the GPU against the reference: 100,000
 /// database sequences (and 12,000-, 9,000- and 5,000-residue ones, an empty
 /// one, a one-residue one) with queries of one pass, two and several, on 1

@@ -367,8 +367,14 @@ fn check_query_group(
     scoring: &host::scoring::Scoring,
     threads: usize,
 ) {
+    use gpu_kernels::query_group_i16x2::{CONFIGS, Halves};
     use host::kernel::Kernel;
     use host::kernel::query_group::run_emulated_config;
+    if CONFIGS[config].halves == Halves::Queries {
+        // Its partner: a shorter query, rows of pad past its end.
+        let partner = query[..query.len() * 2 / 3].to_vec();
+        return check_query_pair(config, [query, &partner], seqs, scoring, threads);
+    }
     let db = hay::database(seqs.to_vec());
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
     let limits = ChunkLimits {
@@ -398,6 +404,132 @@ fn check_query_group(
             query.len(),
             db.length(i)
         );
+    }
+}
+
+/// Configuration `config` (one of two queries in the halves) on `queries`
+/// against every sequence of `seqs` in chunks of `threads` sequences,
+/// each query's scores against the oracle.
+fn check_query_pair(
+    config: usize,
+    queries: [&[u8]; 2],
+    seqs: &[Vec<u8>],
+    scoring: &host::scoring::Scoring,
+    threads: usize,
+) {
+    use host::kernel::Kernel;
+    use host::kernel::query_group::run_emulated_pair_config;
+    let db = hay::database(seqs.to_vec());
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let kernel = Kernel::QueryGroupI16x2;
+    let profiles = queries.map(|q| kernel.profile(q, &scoring.matrix));
+    let pair = kernel.pair_profile(queries[0], queries[1], &scoring.matrix);
+    let mut got = [Vec::new(), Vec::new()];
+    for r in plan_chunks(&lengths, limits) {
+        let chunk = PackedChunk::pack(&db, r);
+        let [low, high] = run_emulated_pair_config(
+            config,
+            &chunk,
+            [&profiles[0], &profiles[1]],
+            &pair,
+            scoring.gaps.kernel_gaps(),
+        )
+        .unwrap();
+        got[0].extend(low);
+        got[1].extend(high);
+    }
+    for (q, query) in queries.iter().enumerate() {
+        for i in 0..db.len() {
+            assert_eq!(
+                got[q][i],
+                local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps),
+                "configuration {}, query {q} of a pair of lengths {} and {}, gaps {:?}, target length {}, {threads} a chunk",
+                gpu_kernels::query_group_i16x2::CONFIGS[config].symbol,
+                queries[0].len(),
+                queries[1].len(),
+                scoring.gaps,
+                db.length(i)
+            );
+        }
+    }
+}
+
+/// Two queries through the kernel's own choice (`Kernel::run_emulated_pair`):
+/// in one launch where the lifted update fits and the model says it pays
+/// (queries of similar lengths), each alone otherwise (lengths far apart,
+/// gaps past the lifted update), with the high query the longer or the
+/// shorter one; every score against the oracle.
+#[test]
+fn query_group_scores_two_queries_as_each_alone() {
+    use host::kernel::Kernel;
+    use host::scoring::Scoring;
+    let mut rng = StdRng::seed_from_u64(11);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let base = random_codes(&mut rng, 700);
+    let kernel = Kernel::QueryGroupI16x2;
+    for (j, &(a, b, open, extend)) in [
+        (144, 189, 10, 1),
+        (189, 144, 10, 1),
+        (600, 610, 10, 1),
+        (30, 650, 10, 1),
+        (300, 290, 2, 1),
+        (300, 300, 120, 5),
+        (5, 5, 0, 4),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let queries = [mutate(&mut rng, &base[..a]), random_codes(&mut rng, b)];
+        let mut seqs: Vec<Vec<u8>> = (0..13)
+            .map(|i| match i % 3 {
+                0 => mutate(&mut rng, &queries[i % 2]),
+                1 => {
+                    let len = rng.random_range(0..400);
+                    random_codes(&mut rng, len)
+                }
+                _ => base[..rng.random_range(1..700)].to_vec(),
+            })
+            .collect();
+        seqs.push(vec![]);
+        let scoring = Scoring {
+            matrix: matrix.clone(),
+            gaps: GapPenalty::new(open, extend).unwrap(),
+        };
+        let db = hay::database(seqs.clone());
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        let limits = ChunkLimits {
+            max_sequences: [5, 14][j % 2],
+            max_bytes: usize::MAX,
+        };
+        let profiles = queries.clone().map(|q| kernel.profile(&q, &matrix));
+        let pair = kernel.pair_profile(&queries[0], &queries[1], &matrix);
+        let mut got = [Vec::new(), Vec::new()];
+        for r in plan_chunks(&lengths, limits) {
+            let chunk = PackedChunk::pack(&db, r);
+            let [low, high] = kernel
+                .run_emulated_pair(
+                    &chunk,
+                    [&profiles[0], &profiles[1]],
+                    &pair,
+                    scoring.gaps.kernel_gaps(),
+                )
+                .unwrap();
+            got[0].extend(low);
+            got[1].extend(high);
+        }
+        for q in 0..2 {
+            for i in 0..db.len() {
+                assert_eq!(
+                    got[q][i],
+                    local_score(&queries[q], db.sequence(i), &matrix, scoring.gaps),
+                    "query {q} of lengths {a} and {b}, gaps {open}/{extend}, target {i}"
+                );
+            }
+        }
     }
 }
 
@@ -471,6 +603,8 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
         named("g8_r24_plain"),
         named("g8_r8_lifted"),
         named("g16_r24_lifted"),
+        named("g8_r8_queries"),
+        named("g16_r24_queries"),
     ] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);
@@ -527,7 +661,7 @@ fn query_group_lifted_update_matches_the_oracle_at_its_edges() {
             let fits = Update::Lifted.fits(min, max, first);
             assert_eq!(fits, lifts, "{name} {open}/{extend}");
             lifted_runs += usize::from(update_for(min, max, first) == Update::Lifted);
-            let config = ["g8_r8_lifted", "g16_r24_lifted"][(m + j) % 2];
+            let config = ["g8_r8_lifted", "g16_r24_lifted", "g8_r16_queries"][(m + j) % 3];
             let k = config_named(config).unwrap();
             // The lifted path itself runs where it fits (no silent fallback).
             let kernel_gaps = GapPenalty::new(open, extend).unwrap().kernel_gaps();

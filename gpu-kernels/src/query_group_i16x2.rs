@@ -159,6 +159,80 @@ pub const fn window_words(lanes: usize, columns: usize) -> usize {
     NUM_CODES * slices(columns) * lanes * 4
 }
 
+/// What the two 16-bit halves of a group's values hold (module docs,
+/// *Two queries*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halves {
+    /// Two database sequences against one query: the window holds a byte
+    /// a column, and a byte permute pairs the two sequences' scores.
+    Sequences,
+    /// Two queries against one database sequence: the window holds both
+    /// queries' scores of a column as one `i16x2`, which the update adds
+    /// as it is.
+    Queries,
+}
+
+impl Halves {
+    /// Whether the halves hold two queries (the kernels' const generic
+    /// argument `Q`).
+    pub const fn is_queries(self) -> bool {
+        matches!(self, Halves::Queries)
+    }
+
+    /// Words of a block's window for `lanes` lanes of `columns` columns.
+    pub const fn window_words(self, lanes: usize, columns: usize) -> usize {
+        match self {
+            Halves::Sequences => window_words(lanes, columns),
+            Halves::Queries => NUM_CODES * columns * lanes,
+        }
+    }
+}
+
+/// [`Halves::Queries`] as a const generic argument (`false`: sequences).
+pub const QUERIES: bool = true;
+
+/// Words of a row of a query pair's profile for queries of at most
+/// `query_len` residues: a word a column (module docs, *Two queries*),
+/// every column a pass of any configuration reads.
+pub const fn pair_row_words(query_len: usize) -> usize {
+    (query_len + MAX_PASS_COLUMNS).next_multiple_of(SLICE_COLUMNS)
+}
+
+/// Word `i` of the window of pass `pass` for `lanes` lanes of `columns`
+/// columns of a query pair (module docs, *Two queries*): the pair
+/// profile's word it copies. For residue code `c`, slice `k` (columns
+/// `4k .. 4k + 4` of a lane) and lane `l`, the four words at `((c · R/4 +
+/// k) · G + l) · 4`.
+#[inline(always)]
+pub fn pair_window_source(
+    i: usize,
+    lanes: usize,
+    columns: usize,
+    pass: usize,
+    row_words: usize,
+) -> usize {
+    let word = i % 4;
+    let lane = (i / 4) % lanes;
+    let slice = (i / 4 / lanes) % (columns / 4);
+    let code = i / (lanes * columns);
+    code * row_words + pass * lanes * columns + lane * columns + 4 * slice + word
+}
+
+/// A pair profile's word (two scores, each an `i16`) as the lifted
+/// window holds it: each half plus `first`, clamped at 0 (only the pad
+/// score is, when [`lift_fits`]) and at 127.
+///
+/// ```
+/// use gpu_kernels::query_group_i16x2::lifted_pair_word;
+/// let word = (-128i16 as u16 as u32) | (11 << 16);
+/// assert_eq!(lifted_pair_word(word, 11), 22 << 16);
+/// ```
+#[inline(always)]
+pub fn lifted_pair_word(word: u32, first: u32) -> u32 {
+    let lift = |half: u32| (i32::from(half as u16 as i16) + first as i32).clamp(0, 127) as u32;
+    lift(word & 0xffff) | lift(word >> 16) << 16
+}
+
 /// Whether `first` (at least 0) added to every byte of a profile whose
 /// largest score is `max` stays an `i8` (module docs, *Exactness*): the
 /// smallest byte is the pad score, -128, and `-128 + first` fits.
@@ -274,8 +348,12 @@ pub struct QueryGroupParams {
     /// Length in residues of each sequence of the chunk, `threads` entries.
     pub lengths: *const u32,
     /// One score per sequence of the chunk, `threads` entries: written by
-    /// the first pass, raised by the later ones.
+    /// the first pass, raised by the later ones (with two queries, the
+    /// low query's).
     pub scores: *mut i32,
+    /// With two queries in the halves, the high query's scores as
+    /// `scores` holds the low one's; null with two sequences.
+    pub high_scores: *mut i32,
     /// The border between passes: `slots` slots of two words for each
     /// pair of the launch, `pair - first_pair` its index, 8-byte aligned
     /// (null when `passes` is 1).
@@ -314,14 +392,22 @@ pub const fn scratch_slots(longest: usize) -> usize {
 }
 
 /// Rows (residues) of the longer sequence of pair `pair_index` of `p`'s
-/// chunk; 0 for a pair past the launch's or the chunk's end.
+/// chunk, or with two queries in the halves (`Q`) of sequence
+/// `pair_index`; 0 for one past the launch's or the chunk's end.
 ///
 /// # Safety
 /// `p.lengths` holds `p.threads` entries.
 #[inline(always)]
-pub unsafe fn pair_rows(p: &QueryGroupParams, pair_index: usize) -> u32 {
-    let low = 2 * pair_index;
+pub unsafe fn pair_rows<const Q: bool>(p: &QueryGroupParams, pair_index: usize) -> u32 {
     let threads = p.threads as usize;
+    if Q {
+        return if pair_index < (p.end_pair as usize).min(threads) {
+            *p.lengths.add(pair_index)
+        } else {
+            0
+        };
+    }
+    let low = 2 * pair_index;
     if pair_index >= p.end_pair as usize || low >= threads {
         return 0;
     }
@@ -472,14 +558,16 @@ impl<const R: usize> Lane<R> {
     /// window rows of the row's two residues, `slice_stride` words apart
     /// from one slice to the next; `left_h` and `left_e` are the H left of
     /// the lane's first column in this row and the E entering it. Returns
-    /// the H of the lane's last column and the E leaving it.
+    /// the H of the lane's last column and the E leaving it. With two
+    /// queries in the halves (`Q`) there is one residue, `low_row`'s, and
+    /// its row holds a word a column (`high_row` is not read).
     ///
     /// # Safety
     /// Both rows hold [`slices`]`(R)` readable slices `slice_stride` words
-    /// apart ([`load_slice`]).
+    /// apart ([`load_slice`]); with `Q`, `low_row` holds `R / 4`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn row<const U: u8>(
+    unsafe fn row<const U: u8, const Q: bool>(
         &mut self,
         low_row: *const u32,
         high_row: *const u32,
@@ -489,19 +577,47 @@ impl<const R: usize> Lane<R> {
         g: PackedGaps,
         lifted: LiftedGaps,
     ) -> (i16x2, i16x2) {
-        let mut low = [[0u32; 4]; 2];
-        let mut high = [[0u32; 4]; 2];
-        for k in 0..slices(R) {
-            low[k] = load_slice(low_row.add(k * slice_stride));
-            high[k] = load_slice(high_row.add(k * slice_stride));
+        if Q {
+            // A slice as its first column needs it: fewer live registers
+            // than all of them up front.
+            let mut words = [0u32; 4];
+            self.cells::<U>(left_h, left_e, g, lifted, |col| {
+                if col % 4 == 0 {
+                    words = load_slice(low_row.add(col / 4 * slice_stride));
+                }
+                pair(words[col % 4] as i32)
+            })
+        } else {
+            let mut low = [[0u32; 4]; 2];
+            let mut high = [[0u32; 4]; 2];
+            for k in 0..slices(R) {
+                low[k] = load_slice(low_row.add(k * slice_stride));
+                high[k] = load_slice(high_row.add(k * slice_stride));
+            }
+            self.cells::<U>(left_h, left_e, g, lifted, |col| {
+                let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
+                score_pair(low[k][word], high[k][word], byte)
+            })
         }
+    }
+
+    /// The row's cells with update `U`, `sub(col)` the window's score of
+    /// column `col` for the row's residue (or residues): [`Lane::row`].
+    #[inline(always)]
+    fn cells<const U: u8>(
+        &mut self,
+        left_h: i16x2,
+        left_e: i16x2,
+        g: PackedGaps,
+        lifted: LiftedGaps,
+        mut sub: impl FnMut(usize) -> i16x2,
+    ) -> (i16x2, i16x2) {
         let mut diag = self.left_h_above;
         self.left_h_above = left_h;
         let mut e = left_e;
         let best = self.best;
         self.best = row_of_cells::<R>(best, |col| {
-            let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
-            let sub = score_pair(low[k][word], high[k][word], byte);
+            let sub = sub(col);
             let (h, f) = (&mut self.h[col], &mut self.f[col]);
             match U {
                 LIFTED => lifted_column(h, f, &mut diag, sub, &mut e, lifted),
@@ -514,10 +630,11 @@ impl<const R: usize> Lane<R> {
 }
 
 /// One pass (`p.pass`) of the query over sequences `2 * pair_index` and
-/// `2 * pair_index + 1` of the chunk on one group of `V::VL` lanes of `R`
-/// columns each, `window` the block's window of the pass; writes (first
-/// pass) or raises (later passes) the pair's scores, above
-/// [`SCORE_LIMIT`] when out of range.
+/// `2 * pair_index + 1` of the chunk (with two queries in the halves,
+/// `Q`: of both queries over sequence `pair_index`) on one group of
+/// `V::VL` lanes of `R` columns each, `window` the block's window of the
+/// pass; writes (first pass) or raises (later passes) the pair's scores,
+/// above [`SCORE_LIMIT`] when out of range.
 ///
 /// `N` is the number of lanes the calling code computes: `V::VL` on the host
 /// (one call computes the whole group), 1 on the GPU (each thread its own
@@ -531,13 +648,15 @@ impl<const R: usize> Lane<R> {
 /// # Safety
 /// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`] with `first
 ///   >= extend`, and the matrix's scores and `first` [`Update::fits`]
-///   update `U`.
-/// * `window` holds [`window_words`]`(V::VL, R)` words (16-byte aligned on
-///   the GPU), as [`window_source`] and [`window_word`] make them for
+///   update `U` (with `Q`, the lifted one).
+/// * `window` holds [`Halves::window_words`]`(V::VL, R)` words (16-byte
+///   aligned on the GPU), as [`window_source`] and [`window_word`] (with
+///   `Q`, [`pair_window_source`] and [`lifted_pair_word`]) make them for
 ///   `p.pass`.
 /// * `p.residues` holds `p.words` words per sequence, every sequence of the
 ///   chunk has at most `4 * p.words` residues, `p.lengths` and `p.scores`
-///   `p.threads` entries; with `p.passes > 1`, `p.scratch` holds `p.slots`
+///   (with `Q` also `p.high_scores`) `p.threads` entries; with `p.passes >
+///   1`, `p.scratch` holds `p.slots`
 ///   (at least [`scratch_slots`] of the chunk's longest sequence) slots of
 ///   two words for every pair of the launch, and the passes before
 ///   `p.pass` ran to completion on it.
@@ -545,17 +664,18 @@ impl<const R: usize> Lane<R> {
 /// * `rows` is at least [`pair_rows`] of this pair and at most the chunk's
 ///   longest sequence, the same in every group of the warp.
 #[inline(always)]
-pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>(
+pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8, const Q: bool>(
     p: &QueryGroupParams,
     window: *const u32,
     pair_index: usize,
     rows: u32,
 ) {
     let threads = p.threads as usize;
-    let low = 2 * pair_index;
+    // The low half's sequence; with two queries the high half's too.
+    let low = if Q { pair_index } else { 2 * pair_index };
     let in_launch = pair_index < p.end_pair as usize;
     let has_low = in_launch && low < threads;
-    let has_high = in_launch && low + 1 < threads;
+    let has_high = !Q && in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
     let lifted = LiftedGaps::new(p.gaps);
     // H = 0 as the lanes keep it (`H - first` with the biased update), the
@@ -595,8 +715,8 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
         }
     };
     // A residue code's window row, in words (less than 2^16: at most
-    // NUM_CODES * 2 * 16 * 4).
-    let code_words = (slices(R) * lanes * 4) as u32;
+    // NUM_CODES * 32 * 32).
+    let code_words = if Q { R * lanes } else { slices(R) * lanes * 4 } as u32;
     let slice_stride = lanes * 4;
     let pad_word = u32::from_le_bytes([PAD_CODE; 4]);
     let word_of = |s: usize, has: bool, w: u32| -> u32 {
@@ -608,10 +728,16 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
     };
     // Row `4w + k`'s two residues as their window rows' offsets, the low
     // sequence's in the low 16 bits.
+    // With two queries, the one residue's only.
     let offsets = |low_word: u32, high_word: u32, k: u32| -> u32 {
-        (code_byte(low_word, k) * code_words) | ((code_byte(high_word, k) * code_words) << 16)
+        let low = code_byte(low_word, k) * code_words;
+        if Q {
+            low
+        } else {
+            low | ((code_byte(high_word, k) * code_words) << 16)
+        }
     };
-    let pad_offsets = (PAD_CODE as u32 * code_words) * 0x1_0001;
+    let pad_offsets = PAD_CODE as u32 * code_words * if Q { 1 } else { 0x1_0001 };
 
     let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero, best_zero));
     let mut row_offsets = V::splat(pad_offsets as i32);
@@ -634,7 +760,7 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
         row_offsets.for_lanes(|l, both| {
             let lane_slice = window.add(l * 4);
             let both = both as u32;
-            let (h, e) = state[l % N].row::<U>(
+            let (h, e) = state[l % N].row::<U, Q>(
                 lane_slice.add((both & 0xffff) as usize),
                 lane_slice.add((both >> 16) as usize),
                 slice_stride,
@@ -697,43 +823,74 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8>
         BIASED => kept + p.gaps.unbias::<true>(),
         _ => kept,
     };
-    let raise = |s: usize, half: usize| {
+    let raise = |scores: *mut i32, s: usize, half: usize| {
         let score = score_of(i32::from(best[half]));
-        let at = p.scores.add(s);
+        let at = scores.add(s);
         *at = if p.pass == 0 { score } else { (*at).max(score) };
     };
     V::once(|| {
         if has_low {
-            raise(low, 0);
-            if has_high {
-                raise(low + 1, 1);
+            raise(p.scores, low, 0);
+            if Q {
+                raise(p.high_scores, low, 1);
+            } else if has_high {
+                raise(p.scores, low + 1, 1);
             }
         }
     });
 }
 
+/// Word `i` of the window of pass `p.pass` for `lanes` lanes of `columns`
+/// columns whose halves hold `halves`, as update `update` reads it
+/// ([`window_source`] and [`window_word`], or with two queries
+/// [`pair_window_source`] and [`lifted_pair_word`]); `read(at)` reads word
+/// `at` of the profile's rows.
+#[inline(always)]
+fn window_entry(
+    halves: Halves,
+    update: Update,
+    i: usize,
+    (lanes, columns): (usize, usize),
+    p: &QueryGroupParams,
+    read: impl Fn(usize) -> u32,
+) -> u32 {
+    let (pass, row_words) = (p.pass as usize, p.row_words as usize);
+    let first = p.gaps.first & 0xffff;
+    match halves {
+        Halves::Queries => lifted_pair_word(
+            read(pair_window_source(i, lanes, columns, pass, row_words)),
+            first,
+        ),
+        Halves::Sequences => window_source(i, lanes, columns, pass, row_words)
+            .map_or(0, |at| window_word(update, read(at), first)),
+    }
+}
+
 /// Copies pass `p.pass`'s window into the block's shared memory as update
-/// `U` reads it ([`window_word`]; every thread of the block takes part,
+/// `U` reads it ([`window_entry`]; every thread of the block takes part,
 /// then the block synchronises).
 ///
 /// # Safety
-/// `window` holds [`window_words`]`(G, R)` words; `p.profile` holds
-/// [`NUM_CODES`] rows of `p.row_words` words covering the pass's columns;
-/// every thread of the block calls it.
+/// `window` holds [`Halves::window_words`]`(G, R)` words; `p.profile`
+/// holds [`NUM_CODES`] rows of `p.row_words` words covering the pass's
+/// columns; every thread of the block calls it.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn load_window<const G: usize, const R: usize, const U: u8>(
+unsafe fn load_window<const G: usize, const R: usize, const U: u8, const Q: bool>(
     p: &QueryGroupParams,
     window: *mut u32,
 ) {
     use core::arch::nvptx::{_block_dim_x, _syncthreads, _thread_idx_x};
-    let first = p.gaps.first & 0xffff;
+    let halves = if Q {
+        Halves::Queries
+    } else {
+        Halves::Sequences
+    };
     let mut i = _thread_idx_x() as usize;
-    while i < window_words(G, R) {
-        *window.add(i) = match window_source(i, G, R, p.pass as usize, p.row_words as usize) {
-            Some(at) => window_word(Update::from_u8(U), *p.profile.add(at), first),
-            None => 0,
-        };
+    while i < halves.window_words(G, R) {
+        *window.add(i) = window_entry(halves, Update::from_u8(U), i, (G, R), p, |at| {
+            *p.profile.add(at)
+        });
         i += _block_dim_x() as usize;
     }
     _syncthreads();
@@ -744,11 +901,11 @@ unsafe fn load_window<const G: usize, const R: usize, const U: u8>(
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<u32> {
     let c = CONFIGS[config];
-    let first = p.gaps.first & 0xffff;
-    (0..window_words(c.lanes, c.columns))
+    (0..c.halves.window_words(c.lanes, c.columns))
         .map(|i| {
-            window_source(i, c.lanes, c.columns, p.pass as usize, p.row_words as usize)
-                .map_or(0, |at| window_word(c.update, profile[at], first))
+            window_entry(c.halves, c.update, i, (c.lanes, c.columns), p, |at| {
+                profile[at]
+            })
         })
         .collect()
 }
@@ -765,6 +922,8 @@ pub struct Config {
     pub columns: usize,
     /// How the cell update keeps its values, and the window its scores.
     pub update: Update,
+    /// What the halves hold: two sequences, or two queries.
+    pub halves: Halves,
     /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
     /// is meant to hold on `sm_80` and on `sm_90`: the register cap
     /// written into the PTX (host/build.rs).
@@ -786,7 +945,7 @@ impl Config {
 
     /// Bytes of the block's window (dynamic shared memory).
     pub const fn window_bytes(&self) -> usize {
-        4 * window_words(self.lanes, self.columns)
+        4 * self.halves.window_words(self.lanes, self.columns)
     }
 
     /// The register cap of this configuration's entry point in the PTX
@@ -795,29 +954,35 @@ impl Config {
         crate::group_i16x2::max_registers(self.blocks_per_sm[hopper as usize])
     }
 
-    /// The model [`config_for`] minimises, in halves of an instruction: a
-    /// pair's lane-steps over every pass times what a lane spends a step
-    /// (13 a column for the cell updates and the permute, 28 for the
-    /// shuffles, the residues and the loads), plus a pass's own (2,000 a
-    /// lane: the group's best, the scores, its share of the window).
+    /// The model [`config_for`] minimises, in quarters of an instruction:
+    /// a group's lane-steps over every pass times what a lane spends a
+    /// step (26 a column for the cell updates and the permute, 23 with two
+    /// queries, which need no permute: SASS of the steps' loop, ptxas 13.0;
+    /// 56 for the shuffles, the residues and the loads), plus a pass's own
+    /// (4,000 a lane: the group's best, the scores, its share of the
+    /// window). A group aligns two sequences, or with two queries one.
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
         let steps = (rows + self.lanes - 1).next_multiple_of(4);
-        let per_step = 13 * self.columns + 28;
-        self.passes(query_len) * self.lanes * (steps * per_step + 2000)
+        let per_column = match self.halves {
+            Halves::Sequences => 26,
+            Halves::Queries => 23,
+        };
+        let per_step = per_column * self.columns + 56;
+        self.passes(query_len) * self.lanes * (steps * per_step + 4000)
     }
 }
 
 /// The configurations, each `(entry point, lanes per group G, columns per
-/// lane R, update, [blocks per SM on sm_80, on sm_90])`: one PTX entry
-/// point each,
-/// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]), from
-/// one list.
+/// lane R, update, halves, [blocks per SM on sm_80, on sm_90])`: one PTX
+/// entry point each, [`CONFIGS`], and the host's emulated run
+/// ([`align_pass_emulated`]), from one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $update:ident, $blocks:expr)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $blocks:expr)),* $(,)?) => {
         $(
-            /// GPU entry point: `G` lanes per pair of sequences, `R` query
-            /// columns per lane, one pass of the query (module docs).
+            /// GPU entry point: `G` lanes per pair of sequences (or per
+            /// sequence, two queries in the halves), `R` query columns per
+            /// lane, one pass of the query (module docs).
             ///
             /// # Safety
             /// [`align_pass`]'s duties for every pair but the window's (the
@@ -830,12 +995,13 @@ macro_rules! query_group_configs {
                 // Declared as 16-byte slices: the window's loads are 16 bytes.
                 let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>()
                     .cast::<u32>();
-                load_window::<$g, $r, { Update::$update as u8 }>(&p, window);
+                const Q: bool = Halves::$halves.is_queries();
+                load_window::<$g, $r, { Update::$update as u8 }, Q>(&p, window);
                 // Every group of the warp runs (a group past the launch's
                 // pairs aligns nothing and writes nothing).
                 let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
-                let rows = crate::warp::warp_max(pair_rows(&p, pair_index));
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }>(
+                let rows = crate::warp::warp_max(pair_rows::<Q>(&p, pair_index));
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q>(
                     &p, window, pair_index, rows,
                 );
             }
@@ -847,6 +1013,7 @@ macro_rules! query_group_configs {
             lanes: $g,
             columns: $r,
             update: Update::$update,
+            halves: Halves::$halves,
             blocks_per_sm: $blocks,
         }),*];
 
@@ -869,9 +1036,13 @@ macro_rules! query_group_configs {
             let mut k = 0;
             $(
                 if config == k {
-                    return align_pass::<crate::vector::HostVector<$g>, $r, $g, { Update::$update as u8 }>(
-                        p, window, pair_index, rows,
-                    );
+                    return align_pass::<
+                        crate::vector::HostVector<$g>,
+                        $r,
+                        $g,
+                        { Update::$update as u8 },
+                        { Halves::$halves.is_queries() },
+                    >(p, window, pair_index, rows);
                 }
                 k += 1;
             )*
@@ -895,29 +1066,255 @@ macro_rules! query_group_configs {
 // whose two configurations are also there to be measured against the
 // others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any).
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, [2, 3]),
-    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, [2, 3]),
-    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, [1, 2]),
-    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, [1, 2]),
-    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, [1, 2]),
-    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, [1, 2]),
-    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, [1, 2]),
-    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, [1, 2]),
-    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, [1, 2]),
-    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, [1, 2]),
-    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, [1, 2]),
-    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, [1, 2]),
-    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, [2, 3]),
-    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, [1, 2]),
-    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, [1, 2]),
+    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, [2, 3]),
+    (
+        sw_query_group_i16x2_g8_r12,
+        8,
+        12,
+        Biased,
+        Sequences,
+        [2, 3]
+    ),
+    (
+        sw_query_group_i16x2_g8_r16,
+        8,
+        16,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r20,
+        8,
+        20,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r24,
+        8,
+        24,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r28,
+        8,
+        28,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r32,
+        8,
+        32,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r16,
+        16,
+        16,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r20,
+        16,
+        20,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r24,
+        16,
+        24,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r28,
+        16,
+        28,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r32,
+        16,
+        32,
+        Biased,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r20_plain,
+        8,
+        20,
+        Plain,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r24_plain,
+        8,
+        24,
+        Plain,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r8_lifted,
+        8,
+        8,
+        Lifted,
+        Sequences,
+        [2, 3]
+    ),
+    (
+        sw_query_group_i16x2_g8_r12_lifted,
+        8,
+        12,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r16_lifted,
+        8,
+        16,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r20_lifted,
+        8,
+        20,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r24_lifted,
+        8,
+        24,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r28_lifted,
+        8,
+        28,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r16_lifted,
+        16,
+        16,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r20_lifted,
+        16,
+        20,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r24_lifted,
+        16,
+        24,
+        Lifted,
+        Sequences,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r8_queries,
+        8,
+        8,
+        Lifted,
+        Queries,
+        [2, 3]
+    ),
+    (
+        sw_query_group_i16x2_g8_r12_queries,
+        8,
+        12,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r16_queries,
+        8,
+        16,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r20_queries,
+        8,
+        20,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r24_queries,
+        8,
+        24,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g8_r28_queries,
+        8,
+        28,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r16_queries,
+        16,
+        16,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r20_queries,
+        16,
+        20,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
+    (
+        sw_query_group_i16x2_g16_r24_queries,
+        16,
+        24,
+        Lifted,
+        Queries,
+        [1, 2]
+    ),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=
@@ -939,9 +1336,34 @@ pub const fn update_for(min: i32, max: i32, first: i32) -> Update {
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn config_for(query_len: usize, rows: usize, update: Update) -> usize {
     (0..CONFIGS.len())
-        .filter(|&k| CONFIGS[k].update == update)
+        .filter(|&k| CONFIGS[k].update == update && CONFIGS[k].halves == Halves::Sequences)
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("every update has configurations")
+}
+
+/// Which configuration of [`CONFIGS`] runs two queries of at most
+/// `query_len` residues in the halves (the lifted update) on a chunk whose
+/// longest sequence has `rows` residues: the one of least [`Config::cost`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn pair_config_for(query_len: usize, rows: usize) -> usize {
+    (0..CONFIGS.len())
+        .filter(|&k| CONFIGS[k].halves == Halves::Queries)
+        .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
+        .expect("two queries have configurations")
+}
+
+/// Whether two queries of `a_len` and `b_len` residues cost less in one
+/// launch, in the halves ([`pair_config_for`] of the longer), than each in
+/// its own ([`config_for`], the lifted update) on a chunk whose longest
+/// sequence has `rows` residues, by [`Config::cost`]: a launch of two
+/// queries runs a group a sequence, one of one query a group a pair of
+/// sequences.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn queries_pay(a_len: usize, b_len: usize, rows: usize) -> bool {
+    let longer = a_len.max(b_len);
+    let together = CONFIGS[pair_config_for(longer, rows)].cost(longer, rows);
+    let alone = |len| CONFIGS[config_for(len, rows, Update::Lifted)].cost(len, rows);
+    2 * together < alone(a_len) + alone(b_len)
 }
 
 /// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),

@@ -122,6 +122,9 @@ pub struct SearchOptions {
     /// Streams one GPU runs chunks on side by side (`--gpu-streams`; 0 or 1:
     /// one after another).
     pub streams: usize,
+    /// Whether one GPU may score two queries in one launch
+    /// (`--one-query-a-launch` says no).
+    pub pair_queries: bool,
 }
 
 impl Default for SearchOptions {
@@ -131,6 +134,7 @@ impl Default for SearchOptions {
             policy: Policy::default(),
             memory: gpu::MemoryCap::default(),
             streams: usize::from(gpu::DEFAULT_GPU_STREAMS),
+            pair_queries: true,
         }
     }
 }
@@ -180,6 +184,7 @@ pub fn open(
                     let engine =
                         gpu::GpuEngine::builder(*ordinal, scoring.clone(), plans[0].clone())
                             .streams(options.streams)
+                            .pair_queries(options.pair_queries)
                             .database(&db, budget)?;
                     let seconds = engine.upload_seconds();
                     (Box::new(engine), seconds)

@@ -281,6 +281,72 @@ pub(crate) trait Adapter: Sync {
     /// (from [`Adapter::profile`]) is `profile`.
     fn launch(&self, launch: &ChunkLaunch<'_>) -> Result<()>;
 
+    /// Whether one launch of two queries together, of `low_len` and
+    /// `high_len` residues, runs on a chunk whose longest sequence has
+    /// `longest` residues with gap costs `gaps` and a matrix whose scores
+    /// lie in `scores` (smallest, largest), and costs less there than a
+    /// launch each (the kernel's own model).
+    fn pairs_queries(
+        &self,
+        _low_len: usize,
+        _high_len: usize,
+        _longest: usize,
+        _gaps: Gaps,
+        _scores: (i32, i32),
+    ) -> bool {
+        false
+    }
+
+    /// The profile a launch of two queries together reads besides each
+    /// one's own ([`Adapter::profile`]).
+    fn pair_profile(&self, _low: &[u8], _high: &[u8], _matrix: &ScoreMatrix) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// Column scratch (pairs of i32) a launch of two queries together, of
+    /// at most `query_len` residues, needs (as [`Adapter::scratch_pairs`]).
+    fn pair_scratch_pairs(
+        &self,
+        _query_len: usize,
+        _threads: usize,
+        _longest: usize,
+        _sm_count: usize,
+    ) -> usize {
+        0
+    }
+
+    /// Queues the kernel on one chunk for two queries together: `low` and
+    /// `high` each as its own launch would be (its profile and scores;
+    /// the same chunk, stream and scratch), `pair` their
+    /// [`Adapter::pair_profile`] on the device. An overlapping launch
+    /// leaves each query's [`Adapter::after_overlap`].
+    fn launch_pair(
+        &self,
+        _low: &ChunkLaunch<'_>,
+        _high: &ChunkLaunch<'_>,
+        _pair: &cudarc::driver::CudaSlice<u32>,
+    ) -> Result<()> {
+        Err(Error::Internal(
+            "a launch of two queries of a kernel that scores one".into(),
+        ))
+    }
+
+    /// The scores of one chunk against two queries together, as
+    /// [`Adapter::launch_pair`] computes them, by the kernel's source on the
+    /// host: each query's own run unless the kernel pairs them.
+    fn run_emulated_pair(
+        &self,
+        chunk: &PackedChunk,
+        profiles: [&[u32]; 2],
+        _pair: &[u32],
+        gaps: Gaps,
+    ) -> Result<[Vec<i32>; 2]> {
+        Ok([
+            self.run_emulated(chunk, profiles[0], gaps)?,
+            self.run_emulated(chunk, profiles[1], gaps)?,
+        ])
+    }
+
     /// Whether launches of this kernel on different chunks may run side by
     /// side, each on a stream of its own, with gap costs `gaps`. Such a
     /// launch ([`ChunkLaunch::overlapping`]) uses only its chunk's buffers,
@@ -347,6 +413,27 @@ impl Kernel {
         gaps: Gaps,
     ) -> Result<Vec<i32>> {
         self.adapter().run_emulated(chunk, profile, gaps)
+    }
+
+    /// Scores of `chunk` against two queries scored together (their
+    /// [`Kernel::profile`]s and [`Kernel::pair_profile`]) by the kernel's
+    /// source on the host, as one GPU launch of both would compute them
+    /// (each query alone where the kernel does not pair them).
+    pub fn run_emulated_pair(
+        self,
+        chunk: &PackedChunk,
+        profiles: [&[u32]; 2],
+        pair: &[u32],
+        gaps: Gaps,
+    ) -> Result<[Vec<i32>; 2]> {
+        self.adapter()
+            .run_emulated_pair(chunk, profiles, pair, gaps)
+    }
+
+    /// The profile of two queries scored together (empty for a kernel
+    /// that scores one query a launch).
+    pub fn pair_profile(self, low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+        self.adapter().pair_profile(low, high, matrix)
     }
 
     /// Scores of `chunk` as the CPU engine computes them with this kernel

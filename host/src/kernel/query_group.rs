@@ -20,10 +20,12 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
+use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, QueryGroupParams, Update, align_pass_emulated, config_for, config_named, host_window,
-    pair_rows, profile_row_words, scratch_slots, update_for,
+    CONFIGS, Halves, QueryGroupParams, Update, align_pass_emulated, config_for, config_named,
+    host_window, pair_config_for, pair_row_words, pair_rows, profile_row_words, queries_pay,
+    scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -32,7 +34,7 @@ use super::Adapter;
 use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, vector_grid};
+use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, vector_grid};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -79,15 +81,29 @@ static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The configuration [`CONFIG_VARIABLE`] pins whose halves hold
+/// `halves` (`None`: none pinned, or one of the other halves); an error if
+/// it names none.
+fn pinned(halves: Halves) -> Result<Option<usize>> {
+    match &*PINNED {
+        Ok(pinned) => Ok(pinned.filter(|&k| CONFIGS[k].halves == halves)),
+        Err(message) => Err(Error::InvalidArgument(message.clone())),
+    }
+}
+
 /// The configuration for a query of `query_len` residues on a chunk whose
 /// longest sequence has `longest` residues with update `update`: the
 /// pinned one, or `config_for`'s; an error if [`CONFIG_VARIABLE`] names
 /// none.
 fn config(query_len: usize, longest: usize, update: Update) -> Result<usize> {
-    match &*PINNED {
-        Ok(pinned) => Ok(pinned.unwrap_or_else(|| config_for(query_len, longest, update))),
-        Err(message) => Err(Error::InvalidArgument(message.clone())),
-    }
+    Ok(pinned(Halves::Sequences)?.unwrap_or_else(|| config_for(query_len, longest, update)))
+}
+
+/// The configuration for two queries of at most `query_len` residues in
+/// the halves on a chunk whose longest sequence has `longest` residues:
+/// the pinned one, or `pair_config_for`'s.
+fn pair_config(query_len: usize, longest: usize) -> Result<usize> {
+    Ok(pinned(Halves::Queries)?.unwrap_or_else(|| pair_config_for(query_len, longest)))
 }
 
 /// The smallest and the largest score of a matrix, as a launch needs them
@@ -171,17 +187,33 @@ impl Layout {
     }
 }
 
+/// The score of position `j` of `query` against residue code `c`: the
+/// pad score past the query and for the pad code.
+fn profile_score(query: &[u8], matrix: &ScoreMatrix, c: usize, j: usize) -> i8 {
+    match query.get(j) {
+        Some(&q) if c != PAD_CODE as usize => matrix.score(q, c as u8) as i8,
+        _ => PAD_SCORE,
+    }
+}
+
+/// The rows of the profile of two queries scored together
+/// (`gpu_kernels::query_group_i16x2`, *Two queries*): row `c`, word `j`,
+/// the scores of position `j` of `low` (low half) and of `high` (high
+/// half) against residue code `c`, each an `i16`.
+pub fn pair_profile_rows(low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+    let row_words = pair_row_words(low.len().max(high.len()));
+    let half = |query: &[u8], c, j| profile_score(query, matrix, c, j) as i16 as u16 as u32;
+    (0..NUM_CODES)
+        .flat_map(|c| (0..row_words).map(move |j| half(low, c, j) | half(high, c, j) << 16))
+        .collect()
+}
+
 /// The query profile's rows (`gpu_kernels::query_group_i16x2`, *Memory
 /// layout*): row `c`, byte `j`, the score of query position `j` against
 /// residue code `c`; the pad score past the query and for the pad code.
 pub fn query_profile_rows(query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
     let row_words = profile_row_words(query.len());
-    let score = |c: usize, j: usize| -> u8 {
-        match query.get(j) {
-            Some(&q) if c != PAD_CODE as usize => matrix.score(q, c as u8) as i8 as u8,
-            _ => PAD_SCORE as u8,
-        }
-    };
+    let score = |c: usize, j: usize| -> u8 { profile_score(query, matrix, c, j) as u8 };
     let mut rows = Vec::with_capacity(NUM_CODES * row_words);
     for c in 0..NUM_CODES {
         rows.extend(
@@ -245,14 +277,7 @@ impl Adapter for QueryGroup {
         }) else {
             return group;
         };
-        if passes <= 1 {
-            return group;
-        }
-        // A slot (an H and an E) is one pair of i32.
-        let pairs = threads
-            .div_ceil(2)
-            .min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM);
-        group.max(pairs * scratch_slots(longest))
+        group.max(border_pairs(passes, threads.div_ceil(2), longest, sm_count))
     }
 
     fn overlaps(&self, gaps: Gaps) -> bool {
@@ -267,82 +292,18 @@ impl Adapter for QueryGroup {
         let layout = Layout::new(l.query_len());
         l.check_sizes(l.profile_words() == layout.words())?;
         let gaps = l.gaps();
-        let threads = l.sequences();
-        let longest = l.longest();
         let scores = ScoreRange {
             min: l.min_score(),
             max: l.max_score(),
         };
-        let k = config(layout.query_len, longest, scores.update(gaps))?;
+        let k = config(layout.query_len, l.longest(), scores.update(gaps))?;
         if !scores.runs(k, gaps) {
             return group::launch_group(l, layout.suffix());
         }
-        let config = CONFIGS[k];
-        let passes = config.passes(layout.query_len);
-        let pairs = threads.div_ceil(2);
-        let slots = scratch_slots(longest);
-        // With several passes every pair of a launch keeps its border in
-        // the scratch: a chunk runs in launches of what it holds.
-        let per_launch = if passes > 1 {
-            (l.scratch_pairs() / slots).min(pairs)
-        } else {
-            pairs
-        };
-        l.check_sizes(per_launch > 0 || pairs == 0)?;
-        let ptrs = l.pointers(if passes > 1 {
-            WorkBuffer::Scratch
-        } else {
-            WorkBuffer::Nothing
-        })?;
+        let passes = CONFIGS[k].passes(layout.query_len);
+        let ptrs = l.pointers(work_buffer(passes))?;
         let rows = ptrs.profile + 4 * layout.rows() as u64;
-        let mut first_pair = 0;
-        while first_pair < pairs {
-            let launch_pairs = per_launch.min(pairs - first_pair);
-            for pass in 0..passes {
-                let params = QueryGroupParams {
-                    profile: rows as *const u32,
-                    residues: ptrs.residues as *const u32,
-                    lengths: ptrs.lengths as *const u32,
-                    scores: ptrs.scores as *mut i32,
-                    scratch: if passes > 1 {
-                        ptrs.buffer as *mut u32
-                    } else {
-                        std::ptr::null_mut()
-                    },
-                    row_words: layout.row_words as u32,
-                    threads: threads as u32,
-                    words: l.words_per_sequence() as u32,
-                    first_pair: first_pair as u32,
-                    end_pair: (first_pair + launch_pairs) as u32,
-                    pass: pass as u32,
-                    passes: passes as u32,
-                    slots: slots as u32,
-                    gaps: group_i16x2::GapAddends::new(gaps),
-                };
-                let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
-                // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit
-                // 16 bits and the matrix's scores and `first` fit the
-                // configuration's update (`ScoreRange::runs`, checked
-                // above; `first >= extend`, as every `GapPenalty` has
-                // it); the profile's rows are where `params` points,
-                // `row_words` each (size checked above);
-                // the chunk's buffers hold `words_per_sequence` words a
-                // sequence; with several passes the scratch holds `slots`
-                // slots for each of the launch's pairs (checked above) and
-                // the passes run in stream order; blocks of whole warps with
-                // the window's shared memory, a group for every pair of the
-                // launch.
-                unsafe {
-                    l.launch_params(
-                        config.symbol,
-                        &params,
-                        grid,
-                        "running the query-group kernel",
-                    )?
-                };
-            }
-            first_pair += launch_pairs;
-        }
+        queue_passes(l, &ptrs, k, passes, (rows, layout.row_words), 0)?;
         drop(ptrs);
         // Beside other chunks the rescue waits: it needs the row buffer.
         if l.overlapping() {
@@ -351,12 +312,224 @@ impl Adapter for QueryGroup {
             group::simt_launch(l, RESCUE_SYMBOL, layout.suffix())
         }
     }
+
+    fn pairs_queries(
+        &self,
+        low_len: usize,
+        high_len: usize,
+        longest: usize,
+        gaps: Gaps,
+        (min, max): (i32, i32),
+    ) -> bool {
+        let fits = low_len > 0
+            && high_len > 0
+            && simt_i16x2::gaps_fit(gaps)
+            && Update::Lifted.fits(min, max, gaps.first);
+        // A pinned configuration decides: one of two queries pairs them
+        // all, another none.
+        fits && match &*PINNED {
+            Ok(Some(k)) => CONFIGS[*k].halves == Halves::Queries,
+            Ok(None) => queries_pay(low_len, high_len, longest),
+            Err(_) => false,
+        }
+    }
+
+    fn pair_profile(&self, low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
+        pair_profile_rows(low, high, matrix)
+    }
+
+    fn pair_scratch_pairs(
+        &self,
+        query_len: usize,
+        threads: usize,
+        longest: usize,
+        sm_count: usize,
+    ) -> usize {
+        match pair_config(query_len, longest) {
+            Ok(k) => border_pairs(CONFIGS[k].passes(query_len), threads, longest, sm_count),
+            Err(_) => 0, // the launch says why
+        }
+    }
+
+    fn launch_pair(
+        &self,
+        low: &ChunkLaunch<'_>,
+        high: &ChunkLaunch<'_>,
+        pair: &CudaSlice<u32>,
+    ) -> Result<()> {
+        let query_len = low.query_len().max(high.query_len());
+        let row_words = pair_row_words(query_len);
+        let (low_layout, high_layout) =
+            (Layout::new(low.query_len()), Layout::new(high.query_len()));
+        let (gaps, longest) = (low.gaps(), low.longest());
+        low.check_sizes(
+            low.profile_words() == low_layout.words()
+                && pair.len() == NUM_CODES * row_words
+                && self.pairs_queries(
+                    low.query_len(),
+                    high.query_len(),
+                    longest,
+                    gaps,
+                    (low.min_score(), low.max_score()),
+                ),
+        )?;
+        high.check_sizes(
+            high.profile_words() == high_layout.words()
+                && high.sequences() == low.sequences()
+                && high.gaps() == gaps,
+        )?;
+        let k = pair_config(query_len, longest)?;
+        let passes = CONFIGS[k].passes(query_len);
+        let ptrs = low.pointers(work_buffer(passes))?;
+        let high_ptrs = high.pointers(WorkBuffer::Nothing)?;
+        let (rows, _guard) = pair.device_ptr(low.stream);
+        queue_passes(low, &ptrs, k, passes, (rows, row_words), high_ptrs.scores)?;
+        drop((ptrs, high_ptrs));
+        if low.overlapping() {
+            Ok(())
+        } else {
+            group::simt_launch(low, RESCUE_SYMBOL, low_layout.suffix())?;
+            group::simt_launch(high, RESCUE_SYMBOL, high_layout.suffix())
+        }
+    }
+
+    fn run_emulated_pair(
+        &self,
+        chunk: &PackedChunk,
+        profiles: [&[u32]; 2],
+        pair: &[u32],
+        gaps: Gaps,
+    ) -> Result<[Vec<i32>; 2]> {
+        let lens = profiles.map(|p| p.first().copied().unwrap_or(0) as usize);
+        let scores = match Layout::new(lens[0]).scores(profiles[0]) {
+            Some(range) => (range.min, range.max),
+            None => return Err(bad_profile()),
+        };
+        if !self.pairs_queries(lens[0], lens[1], chunk.longest(), gaps, scores) {
+            return Ok([
+                self.run_emulated(chunk, profiles[0], gaps)?,
+                self.run_emulated(chunk, profiles[1], gaps)?,
+            ]);
+        }
+        let k = pair_config(lens[0].max(lens[1]), chunk.longest())?;
+        run_emulated_pair_config(k, chunk, profiles, pair, gaps)
+    }
+}
+
+/// The work buffer of a launch of `passes` passes: the border scratch
+/// when there are several.
+fn work_buffer(passes: usize) -> WorkBuffer {
+    if passes > 1 {
+        WorkBuffer::Scratch
+    } else {
+        WorkBuffer::Nothing
+    }
+}
+
+/// Pairs of i32 of border scratch that launches of `passes` passes need on
+/// a chunk of `groups` groups (pairs of sequences, or sequences with two
+/// queries) of at most `longest` residues: none for one pass, else a few
+/// waves of groups' borders.
+fn border_pairs(passes: usize, groups: usize, longest: usize, sm_count: usize) -> usize {
+    if passes <= 1 {
+        return 0;
+    }
+    // A slot (an H and an E) is one pair of i32.
+    groups.min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM) * scratch_slots(longest)
+}
+
+/// Queues configuration `k`'s `passes` passes over the chunk of `l`
+/// (`ptrs` its pointers), reading the profile rows at `rows` (device
+/// address, words a row): one query's (`high_scores` 0), or two queries'
+/// in the halves, the high one's scores at `high_scores`; in launches of
+/// as many groups as the scratch holds borders for.
+fn queue_passes(
+    l: &ChunkLaunch<'_>,
+    ptrs: &ChunkPointers<'_>,
+    k: usize,
+    passes: usize,
+    (rows, row_words): (u64, usize),
+    high_scores: u64,
+) -> Result<()> {
+    let config = CONFIGS[k];
+    let threads = l.sequences();
+    let groups = match config.halves {
+        Halves::Sequences => threads.div_ceil(2),
+        Halves::Queries => threads,
+    };
+    l.check_sizes((high_scores != 0) == (config.halves == Halves::Queries))?;
+    let slots = scratch_slots(l.longest());
+    // With several passes every group of a launch keeps its border in the
+    // scratch: a chunk runs in launches of what it holds.
+    let per_launch = if passes > 1 {
+        (l.scratch_pairs() / slots).min(groups)
+    } else {
+        groups
+    };
+    l.check_sizes(per_launch > 0 || groups == 0)?;
+    let mut first_pair = 0;
+    while first_pair < groups {
+        let launch_pairs = per_launch.min(groups - first_pair);
+        for pass in 0..passes {
+            let params = QueryGroupParams {
+                profile: rows as *const u32,
+                residues: ptrs.residues as *const u32,
+                lengths: ptrs.lengths as *const u32,
+                scores: ptrs.scores as *mut i32,
+                high_scores: high_scores as *mut i32,
+                scratch: if passes > 1 {
+                    ptrs.buffer as *mut u32
+                } else {
+                    std::ptr::null_mut()
+                },
+                row_words: row_words as u32,
+                threads: threads as u32,
+                words: l.words_per_sequence() as u32,
+                first_pair: first_pair as u32,
+                end_pair: (first_pair + launch_pairs) as u32,
+                pass: pass as u32,
+                passes: passes as u32,
+                slots: slots as u32,
+                gaps: group_i16x2::GapAddends::new(l.gaps()),
+            };
+            let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
+            // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16
+            // bits and the matrix's scores and `first` fit the
+            // configuration's update (checked by the callers: `launch`'s
+            // `ScoreRange::runs`, `launch_pair`'s `pairs_queries`, which
+            // asks for the lifted update; `first >= extend`, as every
+            // `GapPenalty` has it); the profile's rows are where `rows`
+            // points, `row_words` each (sizes checked by the callers);
+            // with two queries (and only then, checked above) the high
+            // one's scores are a chunk's (checked by `launch_pair`); the
+            // chunk's buffers hold `words_per_sequence` words a sequence;
+            // with several passes the scratch holds `slots` slots for
+            // each of the launch's groups (checked above) and the passes
+            // run in stream order; blocks of whole warps with the
+            // window's shared memory, a group for every one of the
+            // launch.
+            unsafe {
+                l.launch_params(
+                    config.symbol,
+                    &params,
+                    grid,
+                    "running the query-group kernel",
+                )?
+            };
+        }
+        first_pair += launch_pairs;
+    }
+    Ok(())
 }
 
 /// Pairs a launch of the emulated run aligns: few and odd, so that pieces
 /// of a chunk start and end inside warps, as on the GPU when the scratch
 /// holds only part of a chunk's borders.
 const EMULATED_LAUNCH_PAIRS: usize = 7;
+
+fn bad_profile() -> Error {
+    Error::Internal("a query-group profile of the wrong size".into())
+}
 
 /// The query-group kernel's emulated run of one chunk with configuration
 /// `config` (an index of `gpu_kernels::query_group_i16x2::CONFIGS`), as
@@ -371,27 +544,106 @@ pub fn run_emulated_config(
     profile: &[u32],
     gaps: Gaps,
 ) -> Result<Vec<i32>> {
-    let bad = || Error::Internal("a query-group profile of the wrong size".into());
-    let layout = Layout::new(*profile.first().ok_or_else(bad)? as usize);
+    let layout = Layout::new(*profile.first().ok_or_else(bad_profile)? as usize);
     if profile.len() != layout.words() {
-        return Err(bad());
+        return Err(bad_profile());
     }
-    if config >= CONFIGS.len() {
+    if config >= CONFIGS.len() || CONFIGS[config].halves != Halves::Sequences {
         return Err(Error::Internal(format!(
-            "query-group configuration {config} of {}",
+            "query-group configuration {config} of {} for one query",
             CONFIGS.len()
         )));
     }
     let group_profile = &profile[..layout.group_words];
-    let scores = layout.scores(profile).ok_or_else(bad)?;
+    let scores = layout.scores(profile).ok_or_else(bad_profile)?;
     if !scores.runs(config, gaps) {
         return Group.run_emulated(chunk, group_profile, gaps);
     }
     let rows = &profile[layout.rows()..];
-    let passes = CONFIGS[config].passes(layout.query_len);
+    let [scores, _] = emulate_passes(
+        config,
+        chunk,
+        (rows, layout.row_words),
+        layout.query_len,
+        gaps,
+    );
+    Ok(group::rescue_emulated(
+        chunk,
+        group::sequential_part(group_profile)?,
+        gaps,
+        &scores,
+    ))
+}
+
+/// The emulated run of one chunk against two queries in the halves with
+/// configuration `config` (one of two queries), as [`run_emulated_config`]
+/// runs one: `profiles` each query's own, `pair` their
+/// [`pair_profile_rows`]; then each query's rescue. Where the lifted
+/// update does not fit the matrix and gaps, each query alone.
+pub fn run_emulated_pair_config(
+    config: usize,
+    chunk: &PackedChunk,
+    profiles: [&[u32]; 2],
+    pair: &[u32],
+    gaps: Gaps,
+) -> Result<[Vec<i32>; 2]> {
+    let layouts = profiles.map(|p| Layout::new(p.first().copied().unwrap_or(0) as usize));
+    let query_len = layouts[0].query_len.max(layouts[1].query_len);
+    let row_words = pair_row_words(query_len);
+    let sizes_ok = (0..2).all(|q| profiles[q].len() == layouts[q].words())
+        && pair.len() == NUM_CODES * row_words;
+    if !sizes_ok {
+        return Err(bad_profile());
+    }
+    if config >= CONFIGS.len() || CONFIGS[config].halves != Halves::Queries {
+        return Err(Error::Internal(format!(
+            "query-group configuration {config} of {} for two queries",
+            CONFIGS.len()
+        )));
+    }
+    // Where it does not run, each query alone, as the engine runs them.
+    let range = layouts[0].scores(profiles[0]).ok_or_else(bad_profile)?;
+    if !range.runs(config, gaps) {
+        return Ok([
+            QueryGroup.run_emulated(chunk, profiles[0], gaps)?,
+            QueryGroup.run_emulated(chunk, profiles[1], gaps)?,
+        ]);
+    }
+    let scores = emulate_passes(config, chunk, (pair, row_words), query_len, gaps);
+    let rescued = |q: usize| -> Result<Vec<i32>> {
+        let group_profile = &profiles[q][..layouts[q].group_words];
+        Ok(group::rescue_emulated(
+            chunk,
+            group::sequential_part(group_profile)?,
+            gaps,
+            &scores[q],
+        ))
+    };
+    Ok([rescued(0)?, rescued(1)?])
+}
+
+/// Every pass of configuration `config` over `chunk` on the host, for a
+/// query (or two in the halves) of `query_len` residues whose profile rows
+/// are `rows` (words a row): the scores before the rescue, the high
+/// query's second (empty with one query).
+fn emulate_passes(
+    config: usize,
+    chunk: &PackedChunk,
+    (rows, row_words): (&[u32], usize),
+    query_len: usize,
+    gaps: Gaps,
+) -> [Vec<i32>; 2] {
+    let c = CONFIGS[config];
+    let queries = c.halves == Halves::Queries;
+    let passes = c.passes(query_len);
     let threads = chunk.sequences();
-    let pairs = threads.div_ceil(2);
+    let groups = if queries {
+        threads
+    } else {
+        threads.div_ceil(2)
+    };
     let mut scores = vec![0i32; threads];
+    let mut high_scores = vec![0i32; if queries { threads } else { 0 }];
     // One launch's border scratch (u64: 8-byte aligned, as the kernel
     // reads it).
     let slots = scratch_slots(chunk.longest());
@@ -401,8 +653,13 @@ pub fn run_emulated_config(
         residues: chunk.words.as_ptr(),
         lengths: chunk.lengths.as_ptr(),
         scores: scores.as_mut_ptr(),
+        high_scores: if queries {
+            high_scores.as_mut_ptr()
+        } else {
+            std::ptr::null_mut()
+        },
         scratch: scratch.as_mut_ptr().cast::<u32>(),
-        row_words: layout.row_words as u32,
+        row_words: row_words as u32,
         threads: threads as u32,
         words: chunk.words_per_sequence as u32,
         first_pair: 0,
@@ -418,39 +675,43 @@ pub fn run_emulated_config(
             host_window(config, &params, rows)
         })
         .collect();
-    let lanes = CONFIGS[config].lanes;
-    for first_pair in (0..pairs).step_by(EMULATED_LAUNCH_PAIRS) {
-        let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(pairs);
+    let group_rows = |p: &QueryGroupParams, q: usize| {
+        // SAFETY: the chunk's lengths, `threads` of them.
+        unsafe {
+            if queries {
+                pair_rows::<true>(p, q)
+            } else {
+                pair_rows::<false>(p, q)
+            }
+        }
+    };
+    for first_pair in (0..groups).step_by(EMULATED_LAUNCH_PAIRS) {
+        let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(groups);
         params.first_pair = first_pair as u32;
         params.end_pair = end_pair as u32;
         for (pass, window) in windows.iter().enumerate() {
             params.pass = pass as u32;
             // The launch's last warp, as on the GPU: whole, with groups
             // past its pairs.
-            let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / lanes);
+            let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / c.lanes);
             for pair in first_pair..last {
+                let rows = warp_pairs(pair, first_pair, end_pair, c.lanes)
+                    .map(|q| group_rows(&params, q))
+                    .max()
+                    .unwrap_or(0);
                 // SAFETY: the configuration runs with these gaps and this
-                // matrix (checked above); the window is `host_window` of
-                // this pass; the chunk's buffers are its own (every
-                // sequence within its words); the scratch holds `slots`
-                // slots for each of the launch's pairs and the passes run
-                // in order; `rows` is the longest pair of the pair's warp.
-                unsafe {
-                    let rows = warp_pairs(pair, first_pair, end_pair, lanes)
-                        .map(|q| pair_rows(&params, q))
-                        .max()
-                        .unwrap_or(0);
-                    align_pass_emulated(config, &params, window.as_ptr(), pair, rows)
-                };
+                // matrix (checked by the callers); the window is
+                // `host_window` of this pass; the chunk's buffers are its
+                // own (every sequence within its words), the scores (and
+                // the high query's) `threads` each; the scratch holds
+                // `slots` slots for each of the launch's groups and the
+                // passes run in order; `rows` is the longest of the
+                // group's warp.
+                unsafe { align_pass_emulated(config, &params, window.as_ptr(), pair, rows) };
             }
         }
     }
-    Ok(group::rescue_emulated(
-        chunk,
-        group::sequential_part(group_profile)?,
-        gaps,
-        &scores,
-    ))
+    [scores, high_scores]
 }
 
 /// Where chunk plans split for the query-group kernels: as for the group

@@ -39,6 +39,11 @@ use crate::scoring::Scoring;
 /// side").
 pub const DEFAULT_GPU_STREAMS: u16 = 8;
 
+/// Queries a search hands a GPU engine at once when it may pair them
+/// ([`GpuEngineBuilder::pair_queries`]): it pairs each with the one next to
+/// it in length among them.
+const PAIRING_BATCH: usize = 8;
+
 /// The stream an engine uploads and launches on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum EngineStream {
@@ -86,6 +91,30 @@ struct DeviceQuery {
     profile: CudaSlice<u32>,
 }
 
+/// The second query of two scored together ([`Engine::score_batch`] pairs
+/// queries where a chunk's kernel scores two in one launch,
+/// [`crate::kernel::Adapter::pairs_queries`]): its residues' count, its
+/// own profiles (for the chunks that run it alone, and its rescue), the
+/// pair's profile, which chunks run both in one launch, and its scores.
+struct Partner {
+    len: usize,
+    query: Vec<DeviceQuery>,
+    /// The kernel that pairs them and their pair profile (`None`: no chunk
+    /// pairs them).
+    pair: Option<(Kernel, CudaSlice<u32>)>,
+    paired: Vec<bool>,
+    scores: CudaSlice<i32>,
+}
+
+/// Which of the loaded queries a launch is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    /// The query of [`GpuEngine::load_query`] (the low one of a pair).
+    First,
+    /// The partner of a pair.
+    Partner,
+}
+
 /// A GPU holding chunks of the database (all of it, or the part it was given).
 pub struct GpuEngine {
     info: DeviceInfo,
@@ -125,6 +154,11 @@ pub struct GpuEngine {
     /// no profile when it is empty (every score 0, nothing launches).
     query_len: usize,
     query: Vec<DeviceQuery>,
+    /// The loaded query's partner, when two are scored together.
+    partner: Option<Partner>,
+    /// Whether [`Engine::score_batch`] scores two queries together where
+    /// the plan's kernels can.
+    pair_queries: bool,
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
     pack_seconds: f64,
@@ -139,6 +173,7 @@ pub struct GpuEngineBuilder {
     plan: Plan,
     stream: EngineStream,
     streams: usize,
+    pair_queries: bool,
 }
 
 impl GpuEngine {
@@ -150,6 +185,7 @@ impl GpuEngine {
             plan,
             stream: EngineStream::Default,
             streams: 1,
+            pair_queries: true,
         }
     }
 }
@@ -165,6 +201,14 @@ impl GpuEngineBuilder {
     /// after another on the engine's stream; see the module docs).
     pub fn streams(mut self, streams: usize) -> GpuEngineBuilder {
         self.streams = streams.max(1);
+        self
+    }
+
+    /// Whether [`Engine::score_batch`] scores two queries in one launch
+    /// where a chunk's kernel can and its model says it pays (default:
+    /// yes); the scores are the same either way.
+    pub fn pair_queries(mut self, pair: bool) -> GpuEngineBuilder {
+        self.pair_queries = pair;
         self
     }
 
@@ -201,6 +245,7 @@ impl GpuEngineBuilder {
             plan,
             stream,
             streams,
+            pair_queries,
         } = self;
         let info = device(ordinal)?;
         let stage = |s| info.error(s);
@@ -337,6 +382,8 @@ impl GpuEngineBuilder {
             plan,
             query_len: 0,
             query: Vec::new(),
+            partner: None,
+            pair_queries,
             upload_seconds,
             pack_seconds,
         })
@@ -427,40 +474,53 @@ impl GpuEngine {
     /// Uploads `query`'s profile for each kernel of the plan it needs; later
     /// launches score against them.
     pub fn load_query(&mut self, query: &[u8]) -> Result<()> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(self.info.error("binding the device"))?;
-        // The last query's launches are done before its profile goes.
-        self.join_all()?;
-        self.query.clear();
-        self.query_len = query.len();
-        self.overlap_scratch.clear();
-        if query.is_empty() {
-            return Ok(());
-        }
+        self.load_queries(query, None)
+    }
+
+    /// The profiles of `query` for each kernel of the plan it needs.
+    fn upload_profiles(&self, query: &[u8]) -> Result<Vec<DeviceQuery>> {
+        let mut profiles = Vec::new();
         for kernel in self.plan.kernels_for_query(query.len()) {
             let adapter = kernel.adapter();
             let profile = self
                 .stream
                 .clone_htod(&adapter.profile(query, &self.scoring.matrix))
                 .map_err(self.info.error("uploading the query profile"))?;
-            self.query.push(DeviceQuery { kernel, profile });
+            profiles.push(DeviceQuery { kernel, profile });
         }
-        // The shared scratch: the most any chunk's kernel asks for with it
+        Ok(profiles)
+    }
+
+    /// Loads `query` and, if given, a `partner` to score beside it: each
+    /// chunk whose kernel for both pairs them runs both in one launch, the
+    /// others each query alone (both non-empty).
+    fn load_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.info.error("binding the device"))?;
+        // The last query's launches are done before its profile goes.
+        self.join_all()?;
+        self.query.clear();
+        // Its scores' buffer serves the next partner.
+        let old_scores = self.partner.take().map(|p| p.scores);
+        self.query_len = query.len();
+        self.overlap_scratch.clear();
+        if query.is_empty() {
+            return Ok(());
+        }
+        self.query = self.upload_profiles(query)?;
+        if let Some(partner) = partner.filter(|p| !p.is_empty()) {
+            self.partner = Some(self.load_partner(query, partner, old_scores)?);
+        }
+        // The shared scratch: the most any chunk's launches ask for with it
         // (a chunk's own length and count: the query-group kernels' need
         // grows with the chunk's longest sequence).
         let mut shared = 0;
-        for (k, chunk) in self.chunks.iter().enumerate() {
-            let adapter = self.chunk_kernel(k)?.adapter();
-            shared = shared.max(adapter.scratch_pairs(
-                query.len(),
-                chunk.range.len(),
-                chunk.longest,
-                self.sm_count,
-            ));
+        for k in 0..self.chunks.len() {
+            shared = shared.max(self.chunk_scratch(k)?);
         }
         self.shared_scratch = shared;
-        self.overlap_scratch = self.plan_overlap(query.len())?;
+        self.overlap_scratch = self.plan_overlap()?;
         let overlap_end = self
             .overlap_scratch
             .iter()
@@ -474,11 +534,100 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Which chunks run on the worker streams for the loaded query of
-    /// `query_len` residues, and each one's scratch region after the shared one: every
-    /// chunk whose kernel overlaps, unless their regions together exceed
-    /// the limit (then none: the query's chunks run one after another).
-    fn plan_overlap(&self, query_len: usize) -> Result<Vec<Option<Range<usize>>>> {
+    /// `partner`'s profiles, the pair's profile and which chunks pair it
+    /// with `query`, and its scores' buffer (`scores`, the last partner's,
+    /// or a new one).
+    fn load_partner(
+        &self,
+        query: &[u8],
+        partner: &[u8],
+        scores: Option<CudaSlice<i32>>,
+    ) -> Result<Partner> {
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let range = (
+            self.scoring.matrix.min_score(),
+            self.scoring.matrix.max_score(),
+        );
+        let mut pair_kernel = None;
+        let mut paired = Vec::with_capacity(self.chunks.len());
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let kernel = self.chunk_kernel_for(k, query.len())?;
+            let pairs = kernel == self.chunk_kernel_for(k, partner.len())?
+                && kernel.adapter().pairs_queries(
+                    query.len(),
+                    partner.len(),
+                    chunk.longest,
+                    gaps,
+                    range,
+                );
+            // One pairing kernel a pair: the first chunk's.
+            let pairs = pairs && *pair_kernel.get_or_insert(kernel) == kernel;
+            paired.push(pairs);
+        }
+        let pair = match pair_kernel {
+            Some(kernel) => {
+                let profile = kernel
+                    .adapter()
+                    .pair_profile(query, partner, &self.scoring.matrix);
+                let profile = self
+                    .stream
+                    .clone_htod(&profile)
+                    .map_err(self.info.error("uploading the query pair's profile"))?;
+                Some((kernel, profile))
+            }
+            None => None,
+        };
+        let scores = match scores {
+            Some(scores) => scores,
+            None => self
+                .stream
+                .alloc_zeros::<i32>(self.scores.len())
+                .map_err(self.info.error("allocating the scores"))?,
+        };
+        Ok(Partner {
+            len: partner.len(),
+            query: self.upload_profiles(partner)?,
+            pair,
+            paired,
+            scores,
+        })
+    }
+
+    /// Whether chunk `k` runs the loaded query and its partner in one
+    /// launch.
+    fn paired(&self, k: usize) -> bool {
+        self.partner
+            .as_ref()
+            .is_some_and(|p| p.paired.get(k).copied().unwrap_or(false))
+    }
+
+    /// The column scratch (pairs) chunk `k`'s launches for the loaded
+    /// queries need: both in one launch, or the most of either's.
+    fn chunk_scratch(&self, k: usize) -> Result<usize> {
+        let chunk = &self.chunks[k];
+        let (threads, longest) = (chunk.range.len(), chunk.longest);
+        let need = |which| -> Result<usize> {
+            let len = self.query_len_of(which);
+            let adapter = self.chunk_kernel_for(k, len)?.adapter();
+            Ok(adapter.scratch_pairs(len, threads, longest, self.sm_count))
+        };
+        let mut most = need(Which::First)?;
+        if let Some(partner) = &self.partner {
+            most = most.max(need(Which::Partner)?);
+            if self.paired(k) {
+                let len = self.query_len.max(partner.len);
+                let adapter = self.chunk_kernel(k)?.adapter();
+                most = most.max(adapter.pair_scratch_pairs(len, threads, longest, self.sm_count));
+            }
+        }
+        Ok(most)
+    }
+
+    /// Which chunks run on the worker streams for the loaded queries, and
+    /// each one's scratch region after the shared one: every chunk whose
+    /// kernels overlap, unless their regions together exceed the limit
+    /// (then none: the chunks run one after another).
+    fn plan_overlap(&self) -> Result<Vec<Option<Range<usize>>>> {
         let gaps = self.scoring.gaps.kernel_gaps();
         let none = vec![None; self.chunks.len()];
         if self.workers.is_empty() {
@@ -486,14 +635,19 @@ impl GpuEngine {
         }
         let mut end = self.shared_scratch;
         let mut regions = Vec::with_capacity(self.chunks.len());
-        for (k, chunk) in self.chunks.iter().enumerate() {
-            let adapter = self.chunk_kernel(k)?.adapter();
-            if !adapter.overlaps(gaps) {
+        for k in 0..self.chunks.len() {
+            let mut overlaps = self.chunk_kernel(k)?.adapter().overlaps(gaps);
+            if let Some(partner) = &self.partner {
+                overlaps &= self
+                    .chunk_kernel_for(k, partner.len)?
+                    .adapter()
+                    .overlaps(gaps);
+            }
+            if !overlaps {
                 regions.push(None);
                 continue;
             }
-            let pairs =
-                adapter.scratch_pairs(query_len, chunk.range.len(), chunk.longest, self.sm_count);
+            let pairs = self.chunk_scratch(k)?;
             regions.push(Some(end..end + pairs));
             end += pairs;
         }
@@ -521,7 +675,13 @@ impl GpuEngine {
     /// plan allows, else on the engine's stream; [`GpuEngine::read_scores`]
     /// waits.
     pub fn launch_all(&mut self, query: &[u8]) -> Result<()> {
-        self.load_query(query)?;
+        self.launch_queries(query, None)
+    }
+
+    /// [`GpuEngine::launch_all`] for `query` and, if given, a partner
+    /// scored beside it ([`GpuEngine::load_queries`]).
+    fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
+        self.load_queries(query, partner)?;
         if self.query.is_empty() {
             return Ok(());
         }
@@ -562,9 +722,12 @@ impl GpuEngine {
         self.stream
             .wait(&done)
             .map_err(self.info.error("ordering the streams"))?;
-        let kernel = self.chunk_kernel(k)?;
-        let launch = self.chunk_launch(k, kernel, &self.stream, None)?;
-        kernel.adapter().after_overlap(&launch)
+        for which in self.loaded() {
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which))?;
+            let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
+            kernel.adapter().after_overlap(&launch)?;
+        }
+        Ok(())
     }
 
     /// [`GpuEngine::join_chunk`] for every chunk.
@@ -605,28 +768,55 @@ impl GpuEngine {
 
     /// The plan's kernel for chunk `k` and the loaded query.
     fn chunk_kernel(&self, k: usize) -> Result<Kernel> {
+        self.chunk_kernel_for(k, self.query_len)
+    }
+
+    /// The plan's kernel for chunk `k` and a query of `query_len` residues.
+    fn chunk_kernel_for(&self, k: usize, query_len: usize) -> Result<Kernel> {
         let chunk = self
             .chunks
             .get(k)
             .ok_or_else(|| Error::Internal(format!("chunk {k} is not on {}", self.info.label())))?;
         Ok(self
             .plan
-            .kernel_for(self.query_len, chunk.longest, chunk.range.len()))
+            .kernel_for(query_len, chunk.longest, chunk.range.len()))
     }
 
-    /// What `kernel`'s adapter needs to launch on chunk `k` on `stream`:
-    /// beside other chunks with scratch region `overlap` (pairs), or on the
-    /// engine's stream with the shared scratch.
+    /// The loaded queries: the first, and its partner if there is one.
+    fn loaded(&self) -> Vec<Which> {
+        match self.partner {
+            Some(_) => vec![Which::First, Which::Partner],
+            None => vec![Which::First],
+        }
+    }
+
+    /// Residues of a loaded query.
+    fn query_len_of(&self, which: Which) -> usize {
+        match (which, &self.partner) {
+            (Which::Partner, Some(partner)) => partner.len,
+            _ => self.query_len,
+        }
+    }
+
+    /// What `kernel`'s adapter needs to launch on chunk `k` for loaded
+    /// query `which` on `stream`: beside other chunks with scratch region
+    /// `overlap` (pairs), or on the engine's stream with the shared
+    /// scratch.
     fn chunk_launch<'a>(
         &'a self,
         k: usize,
         kernel: Kernel,
+        which: Which,
         stream: &'a Arc<CudaStream>,
         overlap: Option<Range<usize>>,
     ) -> Result<ChunkLaunch<'a>> {
         let chunk = &self.chunks[k];
-        let query = self
-            .query
+        let (profiles, scores) = match (which, &self.partner) {
+            (Which::Partner, Some(partner)) => (&partner.query, &partner.scores),
+            (Which::Partner, None) => return Err(Error::Internal("no partner loaded".into())),
+            (Which::First, _) => (&self.query, &self.scores),
+        };
+        let query = profiles
             .iter()
             .find(|q| q.kernel == kernel)
             .ok_or_else(|| Error::Internal(format!("no {kernel} profile loaded")))?;
@@ -649,9 +839,9 @@ impl GpuEngine {
             functions: &self.functions,
             chunk,
             score_offset: self.local(chunk).start,
-            scores: &self.scores,
+            scores,
             profile: &query.profile,
-            query_len: self.query_len,
+            query_len: self.query_len_of(which),
             row_buffer: &self.row_buffer,
             scratch,
             sm_count: self.sm_count,
@@ -662,8 +852,9 @@ impl GpuEngine {
         })
     }
 
-    /// Launches chunk `k` on `stream`, beside other chunks with scratch
-    /// region `overlap`, or with the shared scratch (`None`).
+    /// Launches chunk `k` on `stream` for the loaded queries (both in one
+    /// launch where they pair), beside other chunks with scratch region
+    /// `overlap`, or with the shared scratch (`None`).
     fn launch_chunk_on(
         &self,
         k: usize,
@@ -673,13 +864,29 @@ impl GpuEngine {
         if self.query.is_empty() {
             return Ok(());
         }
-        let kernel = self.chunk_kernel(k)?;
-        let launch = self.chunk_launch(k, kernel, stream, overlap)?;
-        kernel.adapter().launch(&launch)
+        if let (
+            true,
+            Some(Partner {
+                pair: Some((kernel, pair)),
+                ..
+            }),
+        ) = (self.paired(k), &self.partner)
+        {
+            let first = self.chunk_launch(k, *kernel, Which::First, stream, overlap.clone())?;
+            let partner = self.chunk_launch(k, *kernel, Which::Partner, stream, overlap)?;
+            return kernel.adapter().launch_pair(&first, &partner, pair);
+        }
+        for which in self.loaded() {
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which))?;
+            let launch = self.chunk_launch(k, kernel, which, stream, overlap.clone())?;
+            kernel.adapter().launch(&launch)?;
+        }
+        Ok(())
     }
 
-    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
-    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
+    /// Waits for chunk `k`'s launch and returns its scores (sorted order)
+    /// for loaded query `which`.
+    fn chunk_scores_of(&mut self, k: usize, which: Which) -> Result<Vec<i32>> {
         let chunk = self
             .chunks
             .get(k)
@@ -689,9 +896,58 @@ impl GpuEngine {
             return Ok(vec![0; range.len()]);
         }
         self.join_chunk(k)?;
+        let scores = match (which, &self.partner) {
+            (Which::Partner, Some(partner)) => &partner.scores,
+            _ => &self.scores,
+        };
         self.stream
-            .clone_dtoh(&self.scores.slice(range))
+            .clone_dtoh(&scores.slice(range))
             .map_err(self.info.error("reading the scores back"))
+    }
+
+    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
+    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
+        self.chunk_scores_of(k, Which::First)
+    }
+
+    /// The scores of every query of `queries` (non-empty ones scored two
+    /// at a time, each with the one next to it in length, where
+    /// [`GpuEngineBuilder::pair_queries`] allows), telling `progress` the
+    /// cells of each chunk as its scores come back.
+    fn score_paired(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let mut order: Vec<usize> = (0..queries.len()).collect();
+        order.sort_by_key(|&q| queries[q].len());
+        let mut all = vec![Vec::new(); queries.len()];
+        let mut at = 0;
+        while at < order.len() {
+            let first = order[at];
+            let partner = order
+                .get(at + 1)
+                .copied()
+                .filter(|_| self.pair_queries && !queries[first].is_empty());
+            self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
+            let mut scores = Vec::with_capacity(self.positions.len());
+            let mut partner_scores = Vec::with_capacity(self.positions.len());
+            for k in 0..self.chunks.len() {
+                scores.extend(self.chunk_scores_of(k, Which::First)?);
+                let mut cells = queries[first].len() as u64;
+                if let Some(q) = partner {
+                    partner_scores.extend(self.chunk_scores_of(k, Which::Partner)?);
+                    cells += queries[q].len() as u64;
+                }
+                progress(cells * self.chunks[k].residue_count);
+            }
+            all[first] = scores;
+            if let Some(q) = partner {
+                all[q] = partner_scores;
+            }
+            at += 1 + usize::from(partner.is_some());
+        }
+        Ok(all)
     }
 }
 
@@ -743,23 +999,24 @@ impl Engine for GpuEngine {
         self.chunks.iter().map(|c| c.residue_count).sum()
     }
 
-    /// Every chunk's launch is queued at once; the scores are read back
-    /// chunk by chunk, in launch order, each telling `progress` its cells.
+    /// With pairs, a few queries at a time, so that each is paired with
+    /// the one nearest it in length among them.
+    fn batch_len(&self) -> usize {
+        if self.pair_queries { PAIRING_BATCH } else { 1 }
+    }
+
+    fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
+        self.score_paired(queries, &|_| ())
+    }
+
+    /// Every chunk's launch is queued at once (two queries' where they
+    /// pair); the scores are read back chunk by chunk, in launch order,
+    /// each telling `progress` its cells.
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
-        let mut all = Vec::with_capacity(queries.len());
-        for query in queries {
-            self.launch_all(query)?;
-            let mut scores = Vec::with_capacity(self.positions.len());
-            for k in 0..self.chunks.len() {
-                scores.extend(self.chunk_scores(k)?);
-                progress(query.len() as u64 * self.chunks[k].residue_count);
-            }
-            all.push(scores);
-        }
-        Ok(all)
+        self.score_paired(queries, progress)
     }
 }
