@@ -24,6 +24,11 @@
 #   configs  configurations pinned (QG_CONFIGS="g8_r24 g8_r24_plain g8_r32
 #            g16_r32") on the
 #            570k database;
+#   perpair  each two neighbouring queries searched alone, one query a
+#            launch, the engine's choice and each configuration of two
+#            queries pinned, on the 570k database (the cost model's data);
+#   ab       warpsw-old (the bundle's older binary, if any) against this
+#            one, `bench` of the eight shortest queries, alternated;
 #   pairs    score-only searches of two queries a launch (the default)
 #            and of one (--one-query-a-launch) on the three databases, hits
 #            compared; configurations of two queries pinned
@@ -186,6 +191,47 @@ step_pairs() {
             --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
             -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
         echo "== pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+    done
+}
+
+step_perpair() {
+    databases
+    # Each two neighbouring standard queries alone (a search of the two):
+    # one query a launch, the engine's choice, and every configuration of
+    # two queries pinned (QG_PAIR_CONFIGS), on the 570k database.
+    local configs=${QG_PERPAIR_CONFIGS:-g8_r20_queries g8_r24_queries g8_r28_queries g16_r16_queries g16_r24_queries}
+    echo "pair one auto $configs" > "$work/perpair.txt"
+    for k in 1 3 5 7 9 11 13 15 17 19; do
+        awk -v k=$k '/^>/ { n++ } n == k || n == k + 1' queries.fasta > pair.fasta
+        local row="$(awk '/^>/ { if (n) printf "%d/", n; n = 0; next } { n += length($0) } END { printf "%d", n }' pair.fasta)"
+        for mode in one auto $configs; do
+            local args= pin=
+            [ "$mode" = one ] && args=--one-query-a-launch
+            [ "$mode" != one ] && [ "$mode" != auto ] && pin=$mode
+            WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw search -q pair.fasta -d synth570k.wsw --gap-open 10 --gap-extend 1 \
+                --device gpu $args --kernel query-group-i16x2 --columns qseqid,sseqid,score -o "$work/perpair.tsv" \
+                > "$work/perpair.log" 2>&1
+            row="$row $(grep -oE '[0-9.]+ GCUPS' "$work/perpair.log" | tail -1 | cut -d' ' -f1)"
+        done
+        echo "$row" | tee -a "$work/perpair.txt"
+    done
+}
+
+step_ab() {
+    databases
+    # The last commit's binary (warpsw-old, when the bundle has it) against
+    # this one, one query at a time (`bench`), alternated, on the 570k
+    # database: the short queries.
+    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz
+    [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
+    awk -v k="${QG_AB_QUERIES:-8}" '/^>/ { n++ } n <= k' queries.fasta > short.fasta
+    for round in 1 2; do
+        for bin in warpsw-old warpsw; do
+            ./$bin bench --device gpu --query short.fasta --db synth570k.wsw --gap-open 10 --gap-extend 1 \
+                --warmup 1 --repeat 3 --kernels auto > "$work/ab_${bin}_$round.log" 2>&1
+            echo "== $bin round $round: $(grep -E '^overall' "$work/ab_${bin}_$round.log")"
+            grep -E '^[0-9A-Z]+ +[0-9]+ +[0-9.]+$' "$work/ab_${bin}_$round.log" | tr '\n' ';'; echo
+        done
     done
 }
 

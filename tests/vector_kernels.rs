@@ -604,7 +604,7 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
         named("g8_r8_lifted"),
         named("g16_r24_lifted"),
         named("g8_r8_queries"),
-        named("g16_r24_queries"),
+        named("g16_r20_queries"),
     ] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);

@@ -470,10 +470,10 @@ unsafe fn load_slice(at: *const u32) -> [u32; 4] {
 struct LiftedGaps {
     /// `-(first · 0x1_0001)`: both halves less `first`.
     minus_first: u32,
-    /// `-(extend · 0x1_0001)`.
-    minus_extend: u32,
-    /// `-extend` in both halves, for F (which is not floored).
+    /// `-extend` in both halves, for F (which is not floored) and E.
     minus_extend_pair: i16x2,
+    /// `-first` in both halves, for E's add-and-max.
+    minus_first_pair: i16x2,
     /// `first` in both halves: H = 0, and E's floor, as lifted.
     first: i16x2,
 }
@@ -482,11 +482,10 @@ impl LiftedGaps {
     #[inline(always)]
     fn new(g: GapAddends) -> Self {
         let first = g.first & 0xffff;
-        let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
         LiftedGaps {
             minus_first: 0u32.wrapping_sub(first * 0x1_0001),
-            minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
             minus_extend_pair: pair(g.minus_extend as i32),
+            minus_first_pair: i16x2::splat(-(first as i16)),
             first: pair(g.first as i32),
         }
     }
@@ -519,7 +518,11 @@ fn lifted_column(
 ) -> i16x2 {
     let lifted = add32(*diag, bits(sub) as u32).max_score(*e).max_score(*f);
     let cell = add32(lifted, g.minus_first);
-    *e = add32(*e, g.minus_extend).max_score(cell).max_score(g.first);
+    // E's chain from one column to the next is two min/max operations:
+    // the floored E less `extend` beside the H, then `lifted - first`
+    // and the max in one add-and-max.
+    let gap = (*e + g.minus_extend_pair).max_score(g.first);
+    *e = (lifted + g.minus_first_pair).max_score(gap);
     *f = (*f + g.minus_extend_pair).max_score(cell);
     *diag = *h;
     *h = cell;
@@ -1065,256 +1068,40 @@ macro_rules! query_group_configs {
 // allow it ([`Update::fits`]), else the biased one, else the plain one,
 // whose two configurations are also there to be measured against the
 // others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any).
+#[rustfmt::skip]
 query_group_configs!(
     (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, [2, 3]),
-    (
-        sw_query_group_i16x2_g8_r12,
-        8,
-        12,
-        Biased,
-        Sequences,
-        [2, 3]
-    ),
-    (
-        sw_query_group_i16x2_g8_r16,
-        8,
-        16,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r20,
-        8,
-        20,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r24,
-        8,
-        24,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r28,
-        8,
-        28,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r32,
-        8,
-        32,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r16,
-        16,
-        16,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r20,
-        16,
-        20,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r24,
-        16,
-        24,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r28,
-        16,
-        28,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r32,
-        16,
-        32,
-        Biased,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r20_plain,
-        8,
-        20,
-        Plain,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r24_plain,
-        8,
-        24,
-        Plain,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r8_lifted,
-        8,
-        8,
-        Lifted,
-        Sequences,
-        [2, 3]
-    ),
-    (
-        sw_query_group_i16x2_g8_r12_lifted,
-        8,
-        12,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r16_lifted,
-        8,
-        16,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r20_lifted,
-        8,
-        20,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r24_lifted,
-        8,
-        24,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r28_lifted,
-        8,
-        28,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r16_lifted,
-        16,
-        16,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r20_lifted,
-        16,
-        20,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r24_lifted,
-        16,
-        24,
-        Lifted,
-        Sequences,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r8_queries,
-        8,
-        8,
-        Lifted,
-        Queries,
-        [2, 3]
-    ),
-    (
-        sw_query_group_i16x2_g8_r12_queries,
-        8,
-        12,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r16_queries,
-        8,
-        16,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r20_queries,
-        8,
-        20,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r24_queries,
-        8,
-        24,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g8_r28_queries,
-        8,
-        28,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r16_queries,
-        16,
-        16,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r20_queries,
-        16,
-        20,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
-    (
-        sw_query_group_i16x2_g16_r24_queries,
-        16,
-        24,
-        Lifted,
-        Queries,
-        [1, 2]
-    ),
+    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, Sequences, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_queries, 8, 8, Lifted, Queries, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_queries, 8, 24, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_queries, 8, 28, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_queries, 16, 24, Lifted, Queries, [1, 2]),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=

@@ -55,7 +55,9 @@ pub const CONFIG_VARIABLE: &str = "WARPSW_QUERY_GROUP_CONFIG";
 /// configuration that does not exist.
 static PINNED: LazyLock<std::result::Result<Option<usize>, String>> =
     LazyLock::new(|| match std::env::var(CONFIG_VARIABLE) {
+        // Set and empty pins nothing, as unset.
         Err(_) => Ok(None),
+        Ok(name) if name.is_empty() => Ok(None),
         Ok(name) => config_named(&name).map(Some).ok_or_else(|| {
             let known: Vec<_> = CONFIGS
                 .iter()
