@@ -29,6 +29,7 @@
 #            queries pinned, on the 570k database (the cost model's data);
 #   ab       warpsw-old (the bundle's older binary, if any) against this
 #            one, `bench` of the eight shortest queries, alternated;
+#   ncupair  ncu on a steady launch of two queries (the two longest);
 #   pairs    score-only searches of two queries a launch (the default)
 #            and of one (--one-query-a-launch) on the three databases, hits
 #            compared; configurations of two queries pinned
@@ -233,6 +234,24 @@ step_ab() {
             grep -E '^[0-9A-Z]+ +[0-9]+ +[0-9.]+$' "$work/ab_${bin}_$round.log" | tr '\n' ';'; echo
         done
     done
+}
+
+step_ncupair() {
+    databases
+    command -v ncu > /dev/null || { echo "no ncu"; return; }
+    # The two longest queries in one launch (g8_r20 of two queries, 35
+    # passes a chunk; the first launches skipped), one stream.
+    awk '/^>/ { n++ } n >= 19' queries.fasta > q2long.fasta
+    local symbol=${QG_NCU_PAIR:-sw_query_group_i16x2_g8_r20_queries}
+    timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+        --section LaunchStats --section ComputeWorkloadAnalysis \
+        --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active \
+        -k "regex:^$symbol\$" --launch-skip 350 -c 2 \
+        ./warpsw search -q q2long.fasta -d synth570k.wsw --device gpu --kernel query-group-i16x2 --gpu-streams 1 \
+        -o "$work/ncu_hits_pair.tsv" > "$work/ncu_pair.txt" 2>&1
+    echo "== ncu two queries ($symbol)"
+    grep -E "Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|pipe_|Warp Cycles Per Issued|Active Warps Per|Eligible Warps" \
+        "$work/ncu_pair.txt" | head -30
 }
 
 step_configs() {

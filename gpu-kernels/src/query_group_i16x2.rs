@@ -470,10 +470,10 @@ unsafe fn load_slice(at: *const u32) -> [u32; 4] {
 struct LiftedGaps {
     /// `-(first · 0x1_0001)`: both halves less `first`.
     minus_first: u32,
-    /// `-extend` in both halves, for F (which is not floored) and E.
+    /// `-(extend · 0x1_0001)`.
+    minus_extend: u32,
+    /// `-extend` in both halves, for F (which is not floored).
     minus_extend_pair: i16x2,
-    /// `-first` in both halves, for E's add-and-max.
-    minus_first_pair: i16x2,
     /// `first` in both halves: H = 0, and E's floor, as lifted.
     first: i16x2,
 }
@@ -482,10 +482,11 @@ impl LiftedGaps {
     #[inline(always)]
     fn new(g: GapAddends) -> Self {
         let first = g.first & 0xffff;
+        let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
         LiftedGaps {
             minus_first: 0u32.wrapping_sub(first * 0x1_0001),
+            minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
             minus_extend_pair: pair(g.minus_extend as i32),
-            minus_first_pair: i16x2::splat(-(first as i16)),
             first: pair(g.first as i32),
         }
     }
@@ -518,11 +519,7 @@ fn lifted_column(
 ) -> i16x2 {
     let lifted = add32(*diag, bits(sub) as u32).max_score(*e).max_score(*f);
     let cell = add32(lifted, g.minus_first);
-    // E's chain from one column to the next is two min/max operations:
-    // the floored E less `extend` beside the H, then `lifted - first`
-    // and the max in one add-and-max.
-    let gap = (*e + g.minus_extend_pair).max_score(g.first);
-    *e = (lifted + g.minus_first_pair).max_score(gap);
+    *e = add32(*e, g.minus_extend).max_score(cell).max_score(g.first);
     *f = (*f + g.minus_extend_pair).max_score(cell);
     *diag = *h;
     *h = cell;
@@ -1097,11 +1094,8 @@ query_group_configs!(
     (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, [1, 2]),
     (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, [1, 2]),
     (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_queries, 8, 24, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g8_r28_queries, 8, 28, Lifted, Queries, [1, 2]),
     (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, [1, 2]),
     (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g16_r24_queries, 16, 24, Lifted, Queries, [1, 2]),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=
