@@ -83,6 +83,11 @@ pub fn placement(
             "--gpu-streams {streams} is for a GPU, but --device cpu runs on the CPU: drop one of them"
         );
     }
+    if choice == DeviceChoice::Cpu && args.one_query_a_launch {
+        bail!(
+            "--one-query-a-launch is for a GPU, but --device cpu runs on the CPU: drop one of them"
+        );
+    }
     let options = SearchOptions {
         kernel,
         policy: args.balance.parse()?,

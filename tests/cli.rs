@@ -762,6 +762,11 @@ fn top_zero_and_devices_with_cpu_are_errors() {
     );
     let err = failing_search(&q, &d, &["--gpu-streams", "0"]);
     assert!(err.contains("--gpu-streams"), "{err}");
+    let err = failing_search(&q, &d, &["--one-query-a-launch"]);
+    assert!(
+        err.contains("--one-query-a-launch") && err.contains("--device cpu"),
+        "{err}"
+    );
 }
 
 #[test]
