@@ -12,9 +12,13 @@
 #            output compared with the first;
 #   side     side by side with CUDASW++ 4.0 (../shared/tools/sidebyside.sh,
 #            its build started at once in the background) on the three
-#            databases, warpsw with QG_SIDE_ARGS (default: none, `auto`;
-#            `bench` takes them too) and QG_SIDE_KERNEL for its per-query
-#            `bench` (default auto); then every query's ten best scores by
+#            databases (QG_SIDE_DBS, name:fasta ...) for each of
+#            QG_SIDE_SETTINGS (open:extend:matrix ..., default
+#            10:1:blosum62; others need QG_CS4_GAPS=1, which gives
+#            CUDASW++4 its --gop/--gex), warpsw with QG_SIDE_ARGS
+#            (default: none, `auto`; `bench` takes them too) and
+#            QG_SIDE_KERNEL for its per-query `bench` (default auto);
+#            then every query's ten best scores by
 #            CUDASW++4 against warpsw's ten best by score (its 2,000 best
 #            by E-value, sorted by score: the script's own check compares
 #            warpsw's ten best by E-value);
@@ -53,6 +57,24 @@ at() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$work/gpu.txt"
 echo "commit $(cat COMMIT)"
 
+# CUDASW++ 4.0 at 37a394c parses --gop and --gex but never hands them to
+# its aligner (always -11/-1, our 10/1). With QG_CS4_GAPS=1 its main.cu
+# calls the aligner's own setGapOpenScore/setGapExtendScore with them after
+# constructing it, so that other gap settings can be timed side by side
+# (the ten best scores' check shows they took effect).
+cs4_apply_gaps() {
+    [ "${QG_CS4_GAPS:-0}" = 1 ] || return 0
+    python3 - cudasw4/src/main.cu <<'PATCH'
+import sys
+path = sys.argv[1]
+src = open(path).read()
+anchor = "        options.verbose\n    );\n"
+assert src.count(anchor) == 1, "main.cu changed: the aligner's construction not found"
+src = src.replace(anchor, anchor + "    cudaSW4.setGapOpenScore(options.gop);\n    cudaSW4.setGapExtendScore(options.gex);\n")
+open(path, "w").write(src)
+PATCH
+}
+
 # In the background: CUDASW++ 4.0's build (80-200 s; beside the GPU test's
 # reference on the host's cores both take longer), the databases.
 (
@@ -60,6 +82,7 @@ echo "commit $(cat COMMIT)"
         && tar -xzf "$here/cudasw4-37a394c.tar.gz" \
         && sed -i 's/-arch=native/-arch=sm_90/; s/^COMPILE = $(COMPILER) /COMPILE = $(COMPILER) -x cu /' cudasw4/Makefile \
         && { ls /usr/local/cuda/lib64/libnvToolsExt.so* > /dev/null 2>&1 || sed -i 's/-lnvToolsExt//' cudasw4/Makefile; } \
+        && cs4_apply_gaps \
         && cd cudasw4 && nice make -j12 release > "$work/cudasw4_build.log" 2>&1
     echo "cudasw4 build rc $? at $(($(date +%s) - t0)) s" >> "$work/cudasw4_build.log"
 ) &
@@ -115,28 +138,39 @@ step_splits() {
 step_side() {
     databases
     while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
-    for pair in synth570k:synth570k.fa sprot_half:sprot_half.fasta uniprot20k:uniprot20k.fasta.gz; do
-        local name=${pair%%:*} fasta=${pair#*:}
-        [ -f "$fasta" ] || continue
-        [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
-        mkdir -p "$work/side_$name"
-        # The timed search writes score-only columns, as CUDASW++4 reports
-        # scores only (the default columns realign every hit with
-        # traceback, up to 35,213-residue targets on Swiss-Prot); the
-        # script's `bench` takes no --columns, so they go to a copy's
-        # search alone.
-        sed 's|\${WARPSW_ARGS:-} -o "\$out/warpsw_hits|${WARPSW_ARGS:-} ${WARPSW_SEARCH_ARGS:-} -o "$out/warpsw_hits|' \
-            sidebyside.sh > sidebyside_scores.sh
-        grep -q WARPSW_SEARCH_ARGS sidebyside_scores.sh || echo "sidebyside.sh changed: search args not inserted"
-        WARPSW_ARGS="${QG_SIDE_ARGS:-}" WARPSW_SEARCH_ARGS="--columns qseqid,sseqid,score" \
-            KERNEL="${QG_SIDE_KERNEL:-auto}" OUT="$work/side_$name" \
-            timeout 200 bash sidebyside_scores.sh queries.fasta "$fasta" > "$work/side_$name/table.txt" 2>&1
-        tail -26 "$work/side_$name/table.txt"
-        # Ten best scores by score, both tools (untimed).
-        ./warpsw search -q queries.fasta -d "$name.wsw" --gap-open 10 --gap-extend 1 --device gpu ${QG_SIDE_ARGS:-} \
-            --top 2000 --evalue 1e300 --columns qseqid,score --quiet -o "$work/side_$name/warpsw_top2000.tsv"
-        tar -xzf "$work/side_$name/sidebyside_$name.tgz" -C "$work/side_$name" "./cudasw4_hits_$name.tsv"
-        python3 "$here/top_scores_agree.py" "$work/side_$name/cudasw4_hits_$name.tsv" "$work/side_$name/warpsw_top2000.tsv"
+    # QG_SIDE_SETTINGS: open:extend:matrix each (default 10:1:blosum62);
+    # settings other than 10/1 need QG_CS4_GAPS=1. QG_SIDE_DBS: which
+    # databases (default all three).
+    for setting in ${QG_SIDE_SETTINGS:-10:1:blosum62}; do
+        local open=${setting%%:*} rest=${setting#*:}
+        local extend=${rest%%:*} matrix=${rest#*:}
+        for pair in ${QG_SIDE_DBS:-synth570k:synth570k.fa sprot_half:sprot_half.fasta uniprot20k:uniprot20k.fasta.gz}; do
+            local name=${pair%%:*} fasta=${pair#*:}
+            [ -f "$fasta" ] || continue
+            [ -f "$name.wsw" ] && ln -sf "$here/$name.wsw" "/tmp/sidebyside/db_$name.wsw"
+            local dir="$work/side_$name"
+            [ "$setting" != 10:1:blosum62 ] && dir="$work/side_${name}_${open}_${extend}_$matrix"
+            mkdir -p "$dir"
+            echo "== $name, $matrix $open/$extend"
+            # The timed search writes score-only columns, as CUDASW++4
+            # reports scores only (the default columns realign every hit
+            # with traceback, up to 35,213-residue targets on Swiss-Prot);
+            # the script's `bench` takes no --columns, so they go to a
+            # copy's search alone.
+            sed 's|\${WARPSW_ARGS:-} -o "\$out/warpsw_hits|${WARPSW_ARGS:-} ${WARPSW_SEARCH_ARGS:-} -o "$out/warpsw_hits|' \
+                sidebyside.sh > sidebyside_scores.sh
+            grep -q WARPSW_SEARCH_ARGS sidebyside_scores.sh || echo "sidebyside.sh changed: search args not inserted"
+            WARPSW_ARGS="${QG_SIDE_ARGS:-}" WARPSW_SEARCH_ARGS="--columns qseqid,sseqid,score" \
+                KERNEL="${QG_SIDE_KERNEL:-auto}" OUT="$dir" \
+                timeout 200 bash sidebyside_scores.sh queries.fasta "$fasta" "$open" "$extend" "$matrix" > "$dir/table.txt" 2>&1
+            tail -26 "$dir/table.txt"
+            # Ten best scores by score, both tools (untimed).
+            ./warpsw search -q queries.fasta -d "$name.wsw" --gap-open "$open" --gap-extend "$extend" --matrix "$matrix" \
+                --device gpu ${QG_SIDE_ARGS:-} --top 2000 --evalue 1e300 --columns qseqid,score --quiet \
+                -o "$dir/warpsw_top2000.tsv"
+            tar -xzf "$dir/sidebyside_$name.tgz" -C "$dir" "./cudasw4_hits_$name.tsv"
+            python3 "$here/top_scores_agree.py" "$dir/cudasw4_hits_$name.tsv" "$dir/warpsw_top2000.tsv"
+        done
     done
 }
 

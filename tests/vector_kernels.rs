@@ -373,7 +373,7 @@ fn check_query_group(
     if CONFIGS[config].halves == Halves::Queries {
         // Its partner: a shorter query, rows of pad past its end.
         let partner = query[..query.len() * 2 / 3].to_vec();
-        return check_query_pair(config, [query, &partner], seqs, scoring, threads);
+        return check_query_pair(Some(config), [query, &partner], seqs, scoring, threads);
     }
     let db = hay::database(seqs.to_vec());
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
@@ -407,11 +407,12 @@ fn check_query_group(
     }
 }
 
-/// Configuration `config` (one of two queries in the halves) on `queries`
-/// against every sequence of `seqs` in chunks of `threads` sequences,
-/// each query's scores against the oracle.
+/// Configuration `config` (one of two queries in the halves; `None`: the
+/// kernel's own choice, `Kernel::run_emulated_pair`) on `queries` against
+/// every sequence of `seqs` in chunks of `threads` sequences, each
+/// query's scores against the oracle.
 fn check_query_pair(
-    config: usize,
+    config: Option<usize>,
     queries: [&[u8]; 2],
     seqs: &[Vec<u8>],
     scoring: &host::scoring::Scoring,
@@ -427,28 +428,29 @@ fn check_query_pair(
     };
     let kernel = Kernel::QueryGroupI16x2;
     let profiles = queries.map(|q| kernel.profile(q, &scoring.matrix));
+    let profiles = [&profiles[0][..], &profiles[1][..]];
     let pair = kernel.pair_profile(queries[0], queries[1], &scoring.matrix);
+    let gaps = scoring.gaps.kernel_gaps();
     let mut got = [Vec::new(), Vec::new()];
     for r in plan_chunks(&lengths, limits) {
         let chunk = PackedChunk::pack(&db, r);
-        let [low, high] = run_emulated_pair_config(
-            config,
-            &chunk,
-            [&profiles[0], &profiles[1]],
-            &pair,
-            scoring.gaps.kernel_gaps(),
-        )
+        let [low, high] = match config {
+            Some(k) => run_emulated_pair_config(k, &chunk, profiles, &pair, gaps),
+            None => kernel.run_emulated_pair(&chunk, profiles, &pair, gaps),
+        }
         .unwrap();
         got[0].extend(low);
         got[1].extend(high);
     }
+    let name = config.map_or("the kernel's choice", |k| {
+        gpu_kernels::query_group_i16x2::CONFIGS[k].symbol
+    });
     for (q, query) in queries.iter().enumerate() {
         for i in 0..db.len() {
             assert_eq!(
                 got[q][i],
                 local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps),
-                "configuration {}, query {q} of a pair of lengths {} and {}, gaps {:?}, target length {}, {threads} a chunk",
-                gpu_kernels::query_group_i16x2::CONFIGS[config].symbol,
+                "{name}, query {q} of a pair of lengths {} and {}, gaps {:?}, target length {}, {threads} a chunk",
                 queries[0].len(),
                 queries[1].len(),
                 scoring.gaps,
@@ -465,12 +467,10 @@ fn check_query_pair(
 /// shorter one; every score against the oracle.
 #[test]
 fn query_group_scores_two_queries_as_each_alone() {
-    use host::kernel::Kernel;
     use host::scoring::Scoring;
     let mut rng = StdRng::seed_from_u64(11);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     let base = random_codes(&mut rng, 700);
-    let kernel = Kernel::QueryGroupI16x2;
     for (j, &(a, b, open, extend)) in [
         (144, 189, 10, 1),
         (189, 144, 10, 1),
@@ -499,37 +499,8 @@ fn query_group_scores_two_queries_as_each_alone() {
             matrix: matrix.clone(),
             gaps: GapPenalty::new(open, extend).unwrap(),
         };
-        let db = hay::database(seqs.clone());
-        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-        let limits = ChunkLimits {
-            max_sequences: [5, 14][j % 2],
-            max_bytes: usize::MAX,
-        };
-        let profiles = queries.clone().map(|q| kernel.profile(&q, &matrix));
-        let pair = kernel.pair_profile(&queries[0], &queries[1], &matrix);
-        let mut got = [Vec::new(), Vec::new()];
-        for r in plan_chunks(&lengths, limits) {
-            let chunk = PackedChunk::pack(&db, r);
-            let [low, high] = kernel
-                .run_emulated_pair(
-                    &chunk,
-                    [&profiles[0], &profiles[1]],
-                    &pair,
-                    scoring.gaps.kernel_gaps(),
-                )
-                .unwrap();
-            got[0].extend(low);
-            got[1].extend(high);
-        }
-        for q in 0..2 {
-            for i in 0..db.len() {
-                assert_eq!(
-                    got[q][i],
-                    local_score(&queries[q], db.sequence(i), &matrix, scoring.gaps),
-                    "query {q} of lengths {a} and {b}, gaps {open}/{extend}, target {i}"
-                );
-            }
-        }
+        let threads = [5, 14][j % 2];
+        check_query_pair(None, [&queries[0], &queries[1]], &seqs, &scoring, threads);
     }
 }
 

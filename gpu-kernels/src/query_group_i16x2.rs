@@ -27,7 +27,8 @@
 //! # Thread mapping
 //! 1-D grid of blocks of whole warps; global group `p = thread / G` aligns
 //! the query with sequences `2p` (low half) and `2p + 1` (high half, absent
-//! when the chunk has an odd number) of the chunk. A launch is one *pass*:
+//! when the chunk has an odd number) of the chunk (with two queries in the
+//! halves, sequence `p` with both: *Two queries* below). A launch is one *pass*:
 //! the query columns `pass·W .. (pass+1)·W` (`W = G·R`), lane `l` of the
 //! group holding columns `pass·W + l·R ..` of them. The pair's residues
 //! stream through the group as a wavefront: at step `t` lane `l` computes
@@ -115,6 +116,32 @@
 //! Across passes the border carries exact values up to the first
 //! out-of-range H, which the pass that computed it keeps in its best; the
 //! running best of the passes keeps it too, so the pair is rescued.
+//!
+//! # Two queries
+//! With [`Halves::Queries`] (the `_queries` configurations) the halves
+//! hold two queries instead of two sequences: group `p` aligns database
+//! sequence `p` of the chunk with both, the low query in the low half.
+//! The host builds one profile for the pair ([`pair_row_words`]): for
+//! residue code `c`, word `j` holds the scores of position `j` of both
+//! queries against `c` as an `i16x2` (the pad score past a query's end),
+//! and the window holds each half plus `first` ([`lifted_pair_word`]):
+//! for code `c`, slice `k` (columns `4k .. 4k + 4` of a lane) and lane
+//! `l`, 16 bytes at word `((c · R/4 + k) · G + l) · 4`
+//! ([`pair_window_source`]), so a lane's 16-byte load brings four columns
+//! of both queries and the score goes into the update as it is: no byte
+//! permute, one residue a row to look up instead of two. Only the lifted
+//! update runs (a word a column leaves no room for the biased one's `i8`
+//! bytes, and the host pairs queries only where [`lift_fits`]). The
+//! shorter query's columns past its end score the pad score, which clamps
+//! to `-first` lifted (H = 0), so its best is its own. Each query's best
+//! goes to its own scores (`scores` and `high_scores`); each is rescued
+//! as one query's. The window is four times a sequence pair's
+//! ([`Halves::window_words`]); the loads per lane-cell are twice as many
+//! (a 16-byte load for 8 lane-cells instead of 16), still 4 wavefronts a
+//! warp's load. ptxas 13.0, steps' loop per lane-cell (g8_r20): 8.29
+//! SASS instructions against 9.44 for two sequences, and one min/max-pipe
+//! operation fewer (the permute). Whether two queries pair on a chunk is
+//! [`queries_pay`]'s call.
 //!
 //! # Padding
 //! Rows past a sequence's end are the pad code, columns past the query's

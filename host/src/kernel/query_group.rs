@@ -16,6 +16,13 @@
 //! ..= 127`, else the biased one where every byte plus `first` fits an
 //! `i8`, else the plain one; with gap costs beyond 16 bits a chunk runs
 //! `group-i16x2` instead.
+//!
+//! Two queries can share a launch, one in each 16-bit half, with one
+//! database sequence a group (the `_queries` configurations, lifted update
+//! only): the engine asks [`Adapter::pairs_queries`] per chunk (the
+//! kernel's cost model, `queries_pay`), uploads [`pair_profile_rows`] and
+//! calls [`Adapter::launch_pair`] with each query's own launch (its
+//! profile, for the rescue, and its scores).
 
 use std::ops::Range;
 use std::sync::LazyLock;

@@ -11,6 +11,13 @@
 //! Each such chunk has its own region of the column scratch; what needs the
 //! shared row buffer (the 32-bit rescue) runs on the engine's stream once
 //! the chunk is done, before its scores are read.
+//!
+//! A batch of queries ([`Engine::score_batch`]) is scored two at a time,
+//! neighbours by length, where [`GpuEngineBuilder::pair_queries`] allows
+//! it: each chunk whose kernel scores both in one launch
+//! ([`crate::kernel::Adapter::pairs_queries`]) runs them together, the
+//! others run each query alone, one after the other on the chunk's stream;
+//! the second query's scores have a buffer of their own.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
