@@ -135,9 +135,10 @@
 //! shorter query's columns past its end score the pad score, which clamps
 //! to `-first` lifted (H = 0), so its best is its own. Each query's best
 //! goes to its own scores (`scores` and `high_scores`); each is rescued
-//! as one query's. The window is four times a sequence pair's
-//! ([`Halves::window_words`]); the loads per lane-cell are twice as many
-//! (a 16-byte load for 8 lane-cells instead of 16), still 4 wavefronts a
+//! as one query's. The window holds `R` words a lane and code, against
+//! `16 · ceil(R / 16) / 4` ([`Halves::window_words`]: 2.5 times at 20
+//! columns); the loads per lane-cell are twice as many (a 16-byte load
+//! for 4 lane-cells instead of two loads for 16), still 4 wavefronts a
 //! warp's load. ptxas 13.0, steps' loop per lane-cell (g8_r20): 8.29
 //! SASS instructions against 9.44 for two sequences, and one min/max-pipe
 //! operation fewer (the permute). Whether two queries pair on a chunk is
@@ -385,7 +386,8 @@ pub struct QueryGroupParams {
     /// pair of the launch, `pair - first_pair` its index, 8-byte aligned
     /// (null when `passes` is 1).
     pub scratch: *mut u32,
-    /// Words per profile row ([`profile_row_words`] of the query).
+    /// Words per profile row ([`profile_row_words`] of the query; with
+    /// two queries [`pair_row_words`] of the longer).
     pub row_words: u32,
     /// Number of sequences in the chunk.
     pub threads: u32,
@@ -981,7 +983,8 @@ impl Config {
         crate::group_i16x2::max_registers(self.blocks_per_sm[hopper as usize])
     }
 
-    /// The model [`config_for`] minimises, in quarters of an instruction:
+    /// The model [`config_for`] and [`pair_config_for`] minimise and
+    /// [`queries_pay`] compares, in quarters of an instruction:
     /// a group's lane-steps over every pass times what a lane spends a
     /// step (26 a column for the cell updates and the permute, 23 with two
     /// queries, which need no permute: SASS of the steps' loop, ptxas 13.0;
@@ -1191,7 +1194,7 @@ mod tests {
     /// and the lanes' slices tile the pass's columns exactly once.
     #[test]
     fn windows_tile_the_pass_columns() {
-        for c in CONFIGS {
+        for c in CONFIGS.iter().filter(|c| c.halves == Halves::Sequences) {
             let m = 3 * c.width() + 5;
             let row_words = profile_row_words(m);
             for pass in 0..c.passes(m) {
@@ -1220,12 +1223,34 @@ mod tests {
         }
     }
 
+    /// With two queries, every window word comes from inside the pair
+    /// profile's row, and the lanes' slices tile the pass's columns
+    /// exactly once, each word once a code.
+    #[test]
+    fn pair_windows_tile_the_pass_columns() {
+        for c in CONFIGS.iter().filter(|c| c.halves == Halves::Queries) {
+            let m = 3 * c.width() + 5;
+            let row_words = pair_row_words(m);
+            for pass in 0..c.passes(m) {
+                let mut seen = vec![0u32; NUM_CODES * row_words];
+                for i in 0..c.halves.window_words(c.lanes, c.columns) {
+                    seen[pair_window_source(i, c.lanes, c.columns, pass, row_words)] += 1;
+                }
+                let columns = pass * c.width()..(pass + 1) * c.width();
+                for (at, &n) in seen.iter().enumerate() {
+                    let j = at % row_words;
+                    assert_eq!(n, u32::from(columns.contains(&j)), "{} word {at}", c.symbol);
+                }
+            }
+        }
+    }
+
     /// Rows of the window are whole 128-byte lines from eight lanes on
     /// (module docs, *Memory layout*), and offsets fit 16 bits.
     #[test]
     fn window_rows_are_whole_lines() {
         for c in CONFIGS {
-            let row_bytes = 4 * slices(c.columns) * c.lanes * 4;
+            let row_bytes = 4 * c.halves.window_words(c.lanes, c.columns) / NUM_CODES;
             assert!(row_bytes.is_multiple_of(128), "{}", c.symbol);
             assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
             assert!(

@@ -56,6 +56,9 @@ const MULTI_PASS_PAIRS_PER_SM: usize = 256;
 /// The environment variable that pins one configuration for every chunk
 /// (`g16_r32`, say: the part of the entry point's name after
 /// `sw_query_group_i16x2_`), for benchmarks that compare configurations.
+/// One of two queries (`g8_r20_queries`) pairs every two queries the
+/// engine loads together and leaves a query launched alone to the model;
+/// one of one query turns pairing off. Set and empty, it pins nothing.
 pub const CONFIG_VARIABLE: &str = "WARPSW_QUERY_GROUP_CONFIG";
 
 /// The configuration [`CONFIG_VARIABLE`] pins, read once: `Err` names a

@@ -932,10 +932,10 @@ impl GpuEngine {
         let mut at = 0;
         while at < order.len() {
             let first = order[at];
-            let partner = order
-                .get(at + 1)
-                .copied()
-                .filter(|_| self.pair_queries && !queries[first].is_empty());
+            // Both non-empty (an empty query has no profile to pair).
+            let partner = order.get(at + 1).copied().filter(|&q| {
+                self.pair_queries && !queries[first].is_empty() && !queries[q].is_empty()
+            });
             self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
             let mut scores = Vec::with_capacity(self.positions.len());
             let mut partner_scores = Vec::with_capacity(self.positions.len());
