@@ -216,9 +216,6 @@ impl Halves {
     }
 }
 
-/// [`Halves::Queries`] as a const generic argument (`false`: sequences).
-pub const QUERIES: bool = true;
-
 /// Words of a row of a query pair's profile for queries of at most
 /// `query_len` residues: a word a column (module docs, *Two queries*),
 /// every column a pass of any configuration reads.

@@ -341,10 +341,7 @@ pub(crate) trait Adapter: Sync {
         _pair: &[u32],
         gaps: Gaps,
     ) -> Result<[Vec<i32>; 2]> {
-        Ok([
-            self.run_emulated(chunk, profiles[0], gaps)?,
-            self.run_emulated(chunk, profiles[1], gaps)?,
-        ])
+        each_alone(self, chunk, profiles, gaps)
     }
 
     /// Whether launches of this kernel on different chunks may run side by
@@ -363,6 +360,21 @@ pub(crate) trait Adapter: Sync {
     fn after_overlap(&self, _launch: &ChunkLaunch<'_>) -> Result<()> {
         Ok(())
     }
+}
+
+/// Two queries' scores of one chunk, each by `adapter`'s own emulated run
+/// ([`Adapter::run_emulated`]): how a kernel that does not pair them runs
+/// them.
+pub(crate) fn each_alone<A: Adapter + ?Sized>(
+    adapter: &A,
+    chunk: &PackedChunk,
+    profiles: [&[u32]; 2],
+    gaps: Gaps,
+) -> Result<[Vec<i32>; 2]> {
+    Ok([
+        adapter.run_emulated(chunk, profiles[0], gaps)?,
+        adapter.run_emulated(chunk, profiles[1], gaps)?,
+    ])
 }
 
 impl Kernel {

@@ -37,9 +37,9 @@ use gpu_kernels::query_group_i16x2::{
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
 
-use super::Adapter;
 use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
+use super::{Adapter, each_alone};
 use crate::db::PackedChunk;
 use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, vector_grid};
 use crate::error::{Error, Result};
@@ -418,10 +418,7 @@ impl Adapter for QueryGroup {
             None => return Err(bad_profile()),
         };
         if !self.pairs_queries(lens[0], lens[1], chunk.longest(), gaps, scores) {
-            return Ok([
-                self.run_emulated(chunk, profiles[0], gaps)?,
-                self.run_emulated(chunk, profiles[1], gaps)?,
-            ]);
+            return each_alone(self, chunk, profiles, gaps);
         }
         let k = pair_config(lens[0].max(lens[1]), chunk.longest())?;
         run_emulated_pair_config(k, chunk, profiles, pair, gaps)
@@ -616,10 +613,7 @@ pub fn run_emulated_pair_config(
     // Where it does not run, each query alone, as the engine runs them.
     let range = layouts[0].scores(profiles[0]).ok_or_else(bad_profile)?;
     if !range.runs(config, gaps) {
-        return Ok([
-            QueryGroup.run_emulated(chunk, profiles[0], gaps)?,
-            QueryGroup.run_emulated(chunk, profiles[1], gaps)?,
-        ]);
+        return each_alone(&QueryGroup, chunk, profiles, gaps);
     }
     let scores = emulate_passes(config, chunk, (pair, row_words), query_len, gaps);
     let rescued = |q: usize| -> Result<Vec<i32>> {

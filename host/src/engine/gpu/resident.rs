@@ -522,12 +522,12 @@ impl GpuEngine {
         // The shared scratch: the most any chunk's launches ask for with it
         // (a chunk's own length and count: the query-group kernels' need
         // grows with the chunk's longest sequence).
-        let mut shared = 0;
-        for k in 0..self.chunks.len() {
-            shared = shared.max(self.chunk_scratch(k)?);
-        }
+        let needs = (0..self.chunks.len())
+            .map(|k| self.chunk_scratch(k))
+            .collect::<Result<Vec<usize>>>()?;
+        let shared = needs.iter().copied().max().unwrap_or(0);
         self.shared_scratch = shared;
-        self.overlap_scratch = self.plan_overlap()?;
+        self.overlap_scratch = self.plan_overlap(&needs)?;
         let overlap_end = self
             .overlap_scratch
             .iter()
@@ -614,7 +614,7 @@ impl GpuEngine {
         let chunk = &self.chunks[k];
         let (threads, longest) = (chunk.range.len(), chunk.longest);
         let need = |which| -> Result<usize> {
-            let len = self.query_len_of(which);
+            let len = self.query_len_of(which)?;
             let adapter = self.chunk_kernel_for(k, len)?.adapter();
             Ok(adapter.scratch_pairs(len, threads, longest, self.sm_count))
         };
@@ -631,10 +631,11 @@ impl GpuEngine {
     }
 
     /// Which chunks run on the worker streams for the loaded queries, and
-    /// each one's scratch region after the shared one: every chunk whose
-    /// kernels overlap, unless their regions together exceed the limit
-    /// (then none: the chunks run one after another).
-    fn plan_overlap(&self) -> Result<Vec<Option<Range<usize>>>> {
+    /// each one's scratch region (`needs[k]` pairs, [`GpuEngine::chunk_scratch`])
+    /// after the shared one: every chunk whose kernels overlap, unless
+    /// their regions together exceed the limit (then none: the chunks run
+    /// one after another).
+    fn plan_overlap(&self, needs: &[usize]) -> Result<Vec<Option<Range<usize>>>> {
         let gaps = self.scoring.gaps.kernel_gaps();
         let none = vec![None; self.chunks.len()];
         if self.workers.is_empty() {
@@ -654,7 +655,7 @@ impl GpuEngine {
                 regions.push(None);
                 continue;
             }
-            let pairs = self.chunk_scratch(k)?;
+            let pairs = needs[k];
             regions.push(Some(end..end + pairs));
             end += pairs;
         }
@@ -730,7 +731,7 @@ impl GpuEngine {
             .wait(&done)
             .map_err(self.info.error("ordering the streams"))?;
         for which in self.loaded() {
-            let kernel = self.chunk_kernel_for(k, self.query_len_of(which))?;
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
             let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
             kernel.adapter().after_overlap(&launch)?;
         }
@@ -797,12 +798,19 @@ impl GpuEngine {
         }
     }
 
-    /// Residues of a loaded query.
-    fn query_len_of(&self, which: Which) -> usize {
+    /// A loaded query: its residues, its profiles and its scores (an
+    /// internal error for a partner when none is loaded).
+    fn loaded_query(&self, which: Which) -> Result<(usize, &[DeviceQuery], &CudaSlice<i32>)> {
         match (which, &self.partner) {
-            (Which::Partner, Some(partner)) => partner.len,
-            _ => self.query_len,
+            (Which::First, _) => Ok((self.query_len, &self.query, &self.scores)),
+            (Which::Partner, Some(p)) => Ok((p.len, &p.query, &p.scores)),
+            (Which::Partner, None) => Err(Error::Internal("no partner loaded".into())),
         }
+    }
+
+    /// Residues of a loaded query.
+    fn query_len_of(&self, which: Which) -> Result<usize> {
+        Ok(self.loaded_query(which)?.0)
     }
 
     /// What `kernel`'s adapter needs to launch on chunk `k` for loaded
@@ -818,11 +826,7 @@ impl GpuEngine {
         overlap: Option<Range<usize>>,
     ) -> Result<ChunkLaunch<'a>> {
         let chunk = &self.chunks[k];
-        let (profiles, scores) = match (which, &self.partner) {
-            (Which::Partner, Some(partner)) => (&partner.query, &partner.scores),
-            (Which::Partner, None) => return Err(Error::Internal("no partner loaded".into())),
-            (Which::First, _) => (&self.query, &self.scores),
-        };
+        let (query_len, profiles, scores) = self.loaded_query(which)?;
         let query = profiles
             .iter()
             .find(|q| q.kernel == kernel)
@@ -848,7 +852,7 @@ impl GpuEngine {
             score_offset: self.local(chunk).start,
             scores,
             profile: &query.profile,
-            query_len: self.query_len_of(which),
+            query_len,
             row_buffer: &self.row_buffer,
             scratch,
             sm_count: self.sm_count,
@@ -884,7 +888,7 @@ impl GpuEngine {
             return kernel.adapter().launch_pair(&first, &partner, pair);
         }
         for which in self.loaded() {
-            let kernel = self.chunk_kernel_for(k, self.query_len_of(which))?;
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
             let launch = self.chunk_launch(k, kernel, which, stream, overlap.clone())?;
             kernel.adapter().launch(&launch)?;
         }
@@ -903,10 +907,7 @@ impl GpuEngine {
             return Ok(vec![0; range.len()]);
         }
         self.join_chunk(k)?;
-        let scores = match (which, &self.partner) {
-            (Which::Partner, Some(partner)) => &partner.scores,
-            _ => &self.scores,
-        };
+        let (_, _, scores) = self.loaded_query(which)?;
         self.stream
             .clone_dtoh(&scores.slice(range))
             .map_err(self.info.error("reading the scores back"))
