@@ -28,7 +28,7 @@ strip --strip-debug "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp scripts/gpu_query_group.sh "$bundle/query_group.sh"
-cp scripts/top_scores_agree.py "$bundle/"
+cp scripts/top_scores_agree.py scripts/batch_table.py "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 # The side-by-side run with CUDASW++ 4.0 (built there from its source).
 cp "$shared/tools/sidebyside.sh" "$shared/peers/cudasw4-37a394c.tar.gz" "$bundle/"
@@ -42,15 +42,17 @@ python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz
 [ -f bench-data/hits_cpu.tsv ] && cp bench-data/hits_cpu.tsv "$bundle/"
 # SPROT=1: real Swiss-Prot for kernel16.sh and the side-by-side run: every
 # 2nd record of the 2014_01 file (258,186 sequences), xz -9, about 31 MB.
-# LEAN=1 leaves out what only run.sh's traceback, lengths and ecoli steps
-# read and compresses the binaries, so that it fits beside the rest in the
-# 64 MiB a call carries.
+# LEAN=1 leaves out what only run.sh's lengths step reads and compresses
+# the binaries and the many-query sets, so that it fits beside the rest in
+# the 64 MiB a call carries.
 if [ "${SPROT:-0}" = 1 ]; then
     zcat "$shared/data/sprot_201401_metastudent.fasta.gz" | awk '/^>/ { n++ } n % 2 == 1' \
         | xz -9 -T2 > "$bundle/sprot_half.fasta.xz"
 fi
 if [ "${LEAN:-0}" = 1 ]; then
-    rm -rf "$bundle/lengths" "$bundle/allvsall_sprot_4000_len100-500.fasta" "$bundle/ecoli_k12_proteome.fasta"
+    rm -rf "$bundle/lengths"
+    # The many-query sets (query_group.sh's `batch` step) as xz.
+    xz -9 -T2 "$bundle/allvsall_sprot_4000_len100-500.fasta" "$bundle/ecoli_k12_proteome.fasta"
     # The binaries (their PTX is text) as xz: run.sh, kernel16.sh and
     # query_group.sh unpack them there.
     xz -9 -T2 "$bundle/warpsw" "$bundle/warpsw-tests"

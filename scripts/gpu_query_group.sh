@@ -34,6 +34,14 @@
 #   ab       warpsw-old (the bundle's older binary, if any) against this
 #            one, `bench` of the eight shortest queries, alternated;
 #   ncupair  ncu on a steady launch of two queries (the two longest);
+#   batch    many queries against small databases, side by side with
+#            CUDASW++ 4.0 (QG_CS4_GAPS=1 for its gaps to apply): the 4,000
+#            Swiss-Prot sequences against themselves (BLOSUM50 8/2), the
+#            4,136 E. coli proteins and the 20 standard queries against
+#            UniProt 20k (BLOSUM62 10/1); score-only searches, ten best of
+#            each query: warpsw's batches (the default), pairs only
+#            (--gpu-query-batch 2; hits compared) and CUDASW++4, each
+#            command's wall time too (QG_BATCH_CASES picks the cases);
 #   pairs    score-only searches of two queries a launch (the default)
 #            and of one (--one-query-a-launch) on the three databases, hits
 #            compared; configurations of two queries pinned
@@ -226,6 +234,52 @@ step_pairs() {
             --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
             -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
         echo "== pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+    done
+}
+
+step_batch() {
+    databases
+    while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
+    for f in allvsall_sprot_4000_len100-500 ecoli_k12_proteome; do
+        [ -f "$f.fasta" ] || xz -dc "$f.fasta.xz" > "$f.fasta"
+    done
+    [ -f allvsall.wsw ] || ./warpsw makedb allvsall_sprot_4000_len100-500.fasta -o allvsall.wsw > /dev/null
+    local cs4=/tmp/sidebyside/cudasw4 cs4db=/tmp/sidebyside/cs4db
+    mkdir -p "$cs4db"
+    [ -f "$cs4db/allvsall.done" ] || { $cs4/makedb "$here/allvsall_sprot_4000_len100-500.fasta" \
+        "$cs4db/allvsall" > /dev/null 2>&1 && touch "$cs4db/allvsall.done"; }
+    [ -f "$cs4db/uniprot20k.done" ] || { $cs4/makedb "$here/uniprot20k.fasta.gz" \
+        "$cs4db/uniprot20k" > /dev/null 2>&1 && touch "$cs4db/uniprot20k.done"; }
+    # name:queries:warpsw database:CUDASW++4 database:open:extend:matrix
+    local cases=${QG_BATCH_CASES:-allvsall:allvsall_sprot_4000_len100-500.fasta:allvsall.wsw:allvsall:8:2:blosum50 ecoli:ecoli_k12_proteome.fasta:uniprot20k.wsw:uniprot20k:10:1:blosum62 q20:queries.fasta:uniprot20k.wsw:uniprot20k:10:1:blosum62}
+    for case in $cases; do
+        IFS=: read -r name queries wdb cdb open extend matrix <<< "$case"
+        # CUDASW++4's first query pays its start-up: a copy of it runs first.
+        awk '/^>/ { n++ } n == 1' "$queries" | sed '1s/^>.*/>warmup_copy/' > "$work/batch_cs4_$name.fa"
+        cat "$queries" >> "$work/batch_cs4_$name.fa"
+        for round in 1 2; do
+            local t=$(date +%s.%N)
+            $cs4/align --query "$work/batch_cs4_$name.fa" --db "$cs4db/$cdb" --top 10 --mat "$matrix" \
+                --gop $((-(open + extend))) --gex $((-extend)) --uploadFull --verbose --dpx --tsv \
+                --of "$work/batch_cs4_$name.tsv" > "$work/batch_cs4_$name.log" 2>&1
+            echo "wall $(awk -v t="$t" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3f", now - t }')" >> "$work/batch_cs4_$name.log"
+            for mode in batches pairs; do
+                local args=
+                [ "$mode" = pairs ] && args="--gpu-query-batch 2"
+                t=$(date +%s.%N)
+                ./warpsw search -q "$queries" -d "$wdb" --matrix "$matrix" --gap-open "$open" --gap-extend "$extend" \
+                    --top 10 --device gpu $args --columns qseqid,sseqid,score \
+                    -o "$work/batch_${name}_$mode.tsv" > "$work/batch_${name}_$mode.log" 2>&1
+                echo "wall $(awk -v t="$t" -v now="$(date +%s.%N)" 'BEGIN { printf "%.3f", now - t }')" >> "$work/batch_${name}_$mode.log"
+            done
+        done
+        python3 "$here/batch_table.py" "$work" "$name"
+        cmp -s "$work/batch_${name}_batches.tsv" "$work/batch_${name}_pairs.tsv" && echo "   $name: hits identical" \
+            || echo "   $name: HITS DIFFER between batches and pairs"
+        # Ten best scores by score, both tools (warpsw's untimed).
+        ./warpsw search -q "$queries" -d "$wdb" --matrix "$matrix" --gap-open "$open" --gap-extend "$extend" \
+            --device gpu --top 2000 --evalue 1e300 --columns qseqid,score --quiet -o "$work/batch_${name}_top.tsv"
+        python3 "$here/top_scores_agree.py" "$work/batch_cs4_$name.tsv" "$work/batch_${name}_top.tsv"
     done
 }
 

@@ -178,6 +178,12 @@ pub struct PlacementArgs {
     /// scores are the same).
     #[arg(long)]
     pub one_query_a_launch: bool,
+    /// On one GPU: score up to N queries in one launch sequence where the
+    /// kernel batches them (query pairs of similar length, the whole batch
+    /// in each launch; what fills the GPU on a small database) [default:
+    /// as many as fill the GPU; 2 or fewer: none]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub gpu_query_batch: Option<u16>,
 }
 
 /// `--columns`: the columns picked (a named type, so clap keeps the list

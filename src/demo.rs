@@ -186,6 +186,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             gpu_memory: None,
             gpu_streams: None,
             one_query_a_launch: false,
+            gpu_query_batch: None,
         },
         format: host::output::Format::Tsv,
         out: Some(out_path.clone()),

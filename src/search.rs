@@ -88,6 +88,18 @@ pub fn placement(
             "--one-query-a-launch is for a GPU, but --device cpu runs on the CPU: drop one of them"
         );
     }
+    if let Some(batch) = args.gpu_query_batch {
+        if choice == DeviceChoice::Cpu {
+            bail!(
+                "--gpu-query-batch {batch} is for a GPU, but --device cpu runs on the CPU: drop one of them"
+            );
+        }
+        if args.one_query_a_launch && batch > 1 {
+            bail!(
+                "--gpu-query-batch {batch} puts several queries in a launch, but --one-query-a-launch asks for one: drop one of them"
+            );
+        }
+    }
     let options = SearchOptions {
         kernel,
         policy: args.balance.parse()?,
@@ -97,6 +109,8 @@ pub fn placement(
                 .unwrap_or(host::engine::gpu::DEFAULT_GPU_STREAMS),
         ),
         pair_queries: !args.one_query_a_launch,
+        query_batch: args.gpu_query_batch.map(usize::from),
+        queries: 1,
     };
     Ok((placement, options))
 }
@@ -217,7 +231,7 @@ pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, Se
 /// queries; the database is not touched.
 pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
     // Everything the user chose is checked before any file is read.
-    let (scoring, placement, options) = engine_setup(args)?;
+    let (scoring, placement, mut options) = engine_setup(args)?;
     check_method(args.stats, &scoring)?;
     let columns = args.columns.clone().map(|c| c.0);
     if columns.is_some() && args.format == Format::Pairwise {
@@ -231,6 +245,7 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         .unwrap_or_else(|| PathBuf::from(STANDARD_STREAM));
     let out = OutputFile::create(&target, &[query_path, db_path])?;
     let queries = load_queries(query_path)?;
+    options.queries = queries.len();
     let wants_descriptions = args.format == Format::Pairwise
         || columns
             .as_ref()

@@ -746,6 +746,97 @@ fn gpu_query_pairs_match_the_reference() {
     }
 }
 
+/// Batches of query pairs on the GPU against the reference: 41 queries
+/// (one empty, one of one residue, lengths to 1,500, a 7,000-residue one
+/// whose scores pass 16 bits and are rescued) against 5,000 sequences
+/// (and long, empty and one-residue ones): the batch the engine sizes
+/// itself on 8 streams, batches of 6 on one stream (one scratch region
+/// for every chunk), a budget that leaves room for few entries, `auto`
+/// for a search of many queries; whole and in the engine's own batch
+/// lengths, as a search hands them.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_query_batches_match_the_reference() {
+    use host::kernel::Kernel;
+    let mut rng = hay::rng(131);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 5_000, 1500, true);
+    let long = hay::random_codes(&mut rng, 7000, false);
+    for len in [4_000, 0, 1] {
+        seqs.push(hay::random_codes(&mut rng, len, false));
+    }
+    seqs.push(long.clone());
+    seqs.push(hay::mutate(&mut rng, &long, 0.95));
+    let db = hay::database(seqs);
+    let mut queries: Vec<Vec<u8>> = (0..37)
+        .map(|i| {
+            let len = [1, 50, 144, 159, 161, 300, 480, 700, 1000, 1500][i % 10] + i;
+            hay::random_codes(&mut rng, len, false)
+        })
+        .collect();
+    queries.push(Vec::new());
+    queries.push(vec![5]);
+    queries.push(hay::mutate(&mut rng, &long, 0.97));
+    queries.push(long.clone());
+    let scoring = hay::blosum62(10, 1);
+    let expected = reference_scores(&queries, &db, &scoring);
+    assert!(
+        expected[40]
+            .iter()
+            .any(|&s| s > gpu_kernels::simt_i16x2::SCORE_LIMIT)
+    );
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    let small = Budget(db.total_residues() as usize * 40);
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let capability = device(0).expect("GPU 0 answers").compute_capability;
+    let searching = Plan::for_search(
+        KernelChoice::default(),
+        Target::Gpu { capability },
+        &db,
+        scoring.gaps.kernel_gaps(),
+        true,
+    );
+    let query_group = gpu0_plan(KernelChoice::One(Kernel::QueryGroupI16x2), &db, &scoring);
+    let runs = [
+        (&query_group, 8, budget, None, true),
+        (&query_group, 1, budget, Some(6), true),
+        (&query_group, 8, small, None, false),
+        (&searching, 8, budget, None, true),
+    ];
+    let mut compared = 0;
+    for (plan, streams, budget, query_batch, batches) in runs {
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+            .streams(streams)
+            .query_batch(query_batch)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        let batch_len = engine.query_batch_len();
+        assert!(!batches || batch_len > 2, "{plan}: batches of {batch_len}");
+        let whole = engine.score_batch(&batch).expect("GPU 0 scores");
+        let mut in_parts = Vec::new();
+        for part in batch.chunks(engine.batch_len()) {
+            in_parts.extend(engine.score_batch(part).expect("GPU 0 scores"));
+        }
+        for got in [whole, in_parts] {
+            for (q, want) in expected.iter().enumerate() {
+                let wrong: Vec<usize> = (0..db.len()).filter(|&i| got[q][i] != want[i]).collect();
+                assert!(
+                    wrong.is_empty(),
+                    "{plan} on {streams} streams, batches of {batch_len}, query length {}: {} mismatches of {}, first at target length {}",
+                    queries[q].len(),
+                    wrong.len(),
+                    db.len(),
+                    db.length(wrong[0])
+                );
+                compared += db.len();
+            }
+        }
+        eprintln!("gpu: {plan} on {streams} streams, batches of {batch_len} queries: scores equal");
+    }
+    eprintln!(
+        "gpu: batches of query pairs, {compared} pairs compared with the reference, 0 mismatches"
+    );
+}
+
 /// The query-group kernel on the GPU against the reference: 100,000
 /// database sequences (and 12,000-, 9,000- and 5,000-residue ones, an empty
 /// one, a one-residue one) with queries of one pass, two and several, on 1

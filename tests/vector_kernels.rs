@@ -504,6 +504,144 @@ fn query_group_scores_two_queries_as_each_alone() {
     }
 }
 
+/// A batch of query pairs (`Kernel::run_emulated_batch`, entries as the
+/// engine makes them: longest first, neighbours paired) against every
+/// sequence of `seqs` in chunks of `threads` sequences, each query's
+/// scores against the oracle.
+fn check_query_batch(
+    queries: &[Vec<u8>],
+    seqs: &[Vec<u8>],
+    scoring: &host::scoring::Scoring,
+    threads: usize,
+) {
+    use host::engine::gpu::resident::batch::batch_entries;
+    use host::kernel::Kernel;
+    let db = hay::database(seqs.to_vec());
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let kernel = Kernel::QueryGroupI16x2;
+    let refs: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let entries = batch_entries(&refs);
+    let pairs: Vec<[&[u8]; 2]> = entries
+        .iter()
+        .map(|&(low, high)| [refs[low], high.map_or(&[][..], |h| refs[h])])
+        .collect();
+    let owned: Vec<Vec<u32>> = pairs
+        .iter()
+        .flatten()
+        .map(|q| match q.is_empty() {
+            true => Vec::new(),
+            false => kernel.profile(q, &scoring.matrix),
+        })
+        .collect();
+    let profiles: Vec<&[u32]> = owned.iter().map(|p| &p[..]).collect();
+    let mut got = vec![Vec::new(); profiles.len()];
+    for r in plan_chunks(&lengths, limits) {
+        let chunk = PackedChunk::pack(&db, r);
+        let scores = kernel
+            .run_emulated_batch(
+                &chunk,
+                &profiles,
+                &pairs,
+                &scoring.matrix,
+                scoring.gaps.kernel_gaps(),
+            )
+            .unwrap();
+        for (all, part) in got.iter_mut().zip(scores) {
+            all.extend(part);
+        }
+    }
+    for (query, scores) in pairs.iter().flatten().zip(&got) {
+        if query.is_empty() {
+            assert!(scores.is_empty());
+            continue;
+        }
+        for i in 0..db.len() {
+            assert_eq!(
+                scores[i],
+                local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps),
+                "a batch of {} entries, query length {}, gaps {:?}, target length {}, {threads} a chunk",
+                pairs.len(),
+                query.len(),
+                scoring.gaps,
+                db.length(i)
+            );
+        }
+    }
+}
+
+/// Batches of query pairs: queries of one residue, of one pass and one
+/// column past it, of several passes (entries that leave the later
+/// passes' launches), equal lengths, an odd count (an entry with no high
+/// query), homologs with gaps; empty, one-residue and long sequences;
+/// gap settings the lifted update takes and ones it does not (each query
+/// alone then); scores beyond 16 bits (rescued query by query).
+#[test]
+fn query_group_batches_match_the_oracle() {
+    use host::scoring::Scoring;
+    let mut rng = StdRng::seed_from_u64(12);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let base = random_codes(&mut rng, 1200);
+    let mut queries: Vec<Vec<u8>> = [1, 7, 150, 159, 160, 161, 320, 333, 700, 45, 300, 300, 1100]
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| match i % 2 {
+            0 => mutate(&mut rng, &base[..m]),
+            _ => random_codes(&mut rng, m),
+        })
+        .collect();
+    queries.push(Vec::new());
+    let mut seqs: Vec<Vec<u8>> = (0..30)
+        .map(|i| match i % 3 {
+            0 => mutate(&mut rng, &queries[i % queries.len()]),
+            1 => {
+                let len = rng.random_range(0..600);
+                random_codes(&mut rng, len)
+            }
+            _ => base[..rng.random_range(1..1200)].to_vec(),
+        })
+        .collect();
+    seqs.extend([vec![], vec![7], random_codes(&mut rng, 2500)]);
+    for (j, &(open, extend)) in [(10, 1), (11, 1), (20, 5), (3, 0), (116, 1), (117, 1)]
+        .iter()
+        .enumerate()
+    {
+        let scoring = Scoring {
+            matrix: matrix.clone(),
+            gaps: GapPenalty::new(open, extend).unwrap(),
+        };
+        check_query_batch(&queries[j % 2..], &seqs, &scoring, [5, 13, 40][j % 3]);
+    }
+    // Scores beyond 16 bits: W-W scores 100.
+    const W: u8 = 17;
+    let mut scores = *matrix.scores();
+    scores[W as usize][W as usize] = 100;
+    let scoring = Scoring {
+        matrix: ScoreMatrix::from_scores("W100", scores),
+        gaps: GapPenalty::new(10, 1).unwrap(),
+    };
+    let mut tail_w = random_codes(&mut rng, 300);
+    tail_w.extend(vec![W; 327]);
+    let seqs = vec![
+        vec![W; 327],
+        random_codes(&mut rng, 500),
+        vec![W; 326],
+        tail_w.clone(),
+        vec![],
+    ];
+    let queries = [
+        vec![W; 327],
+        vec![W; 326],
+        tail_w,
+        vec![W; 1000],
+        random_codes(&mut rng, 90),
+    ];
+    check_query_batch(&queries, &seqs, &scoring, 3);
+}
+
 /// Every configuration of the query-group kernel on queries shorter than
 /// a group, one column short of a pass, a whole pass, one column past it
 /// and several passes; pairs of unequal lengths (rows past the shorter

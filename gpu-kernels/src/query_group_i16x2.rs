@@ -144,6 +144,21 @@
 //! operation fewer (the permute). Whether two queries pair on a chunk is
 //! [`queries_pay`]'s call.
 //!
+//! # A batch of query pairs
+//! Many queries against a small database fill a GPU only together: a
+//! launch's grid may have several rows, row `y` of blocks aligning *entry*
+//! `y` of a batch (two queries in the halves, or one) with the chunk's
+//! sequences ([`QueryGroupParams::entry`]). The entries' profile rows lie
+//! `profile_stride` words apart (every entry's rows as long, those of the
+//! batch's longest query), their scores `scores_stride` apart, and their
+//! border scratch one after another, a block of the launch's pairs each.
+//! Every entry of a launch runs the same configuration and pass; the host
+//! orders the entries longest first and launches pass `k` over the
+//! entries that have it, a prefix of the batch, so the grid's rows are
+//! the entries still running. An entry's columns past its queries' ends
+//! score the pad score, as with one entry, and each block copies its own
+//! entry's window, so nothing of one entry reaches another's.
+//!
 //! # Padding
 //! Rows past a sequence's end are the pad code, columns past the query's
 //! end score the pad score, and the rows a lane computes before row 0 (the
@@ -405,11 +420,45 @@ pub struct QueryGroupParams {
     pub slots: u32,
     /// Gap costs, packed ([`GapAddends::new`] of gaps that [`gaps_fit`]).
     pub gaps: GapAddends,
+    /// With a batch of entries in one launch (module docs, *A batch of
+    /// query pairs*), words from one entry's profile rows to the next's;
+    /// 0 with one entry.
+    pub profile_stride: u32,
+    /// With a batch, scores from one entry's `scores` (and `high_scores`)
+    /// to the next's; 0 with one entry.
+    pub scores_stride: u32,
 }
 
 // SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
 #[cfg(feature = "cudarc")]
 unsafe impl cudarc::driver::DeviceRepr for QueryGroupParams {}
+
+impl QueryGroupParams {
+    /// The parameters of entry `entry` of a batch (module docs, *A batch
+    /// of query pairs*): its profile rows `entry` profile strides on, its
+    /// scores (and high scores) `entry` score strides on, its border
+    /// scratch after that of the `entry` entries before it (a slot block
+    /// for each of the launch's pairs each). Entry 0 is `self`.
+    ///
+    /// # Safety
+    /// The buffers hold every entry up to `entry` as the strides lay
+    /// them out (the scratch, when not null, `slots` slots for each pair
+    /// of the launch of each entry).
+    #[inline(always)]
+    pub unsafe fn entry(&self, entry: usize) -> QueryGroupParams {
+        let mut p = *self;
+        p.profile = self.profile.add(entry * self.profile_stride as usize);
+        p.scores = self.scores.add(entry * self.scores_stride as usize);
+        if !self.high_scores.is_null() {
+            p.high_scores = self.high_scores.add(entry * self.scores_stride as usize);
+        }
+        if !self.scratch.is_null() {
+            let pairs = (self.end_pair - self.first_pair) as usize;
+            p.scratch = self.scratch.add(entry * pairs * 2 * self.slots as usize);
+        }
+        p
+    }
+}
 
 /// Slots of border scratch a pair of sequences of at most `longest`
 /// residues needs: a step each of a pass of up to 32 lanes.
@@ -1019,6 +1068,9 @@ macro_rules! query_group_configs {
             #[cfg(target_arch = "nvptx64")]
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {
+                // Block row `y` aligns entry `y` of a batch (the launch's
+                // one entry for a grid of one row).
+                let p = p.entry(core::arch::nvptx::_block_idx_y() as usize);
                 // Declared as 16-byte slices: the window's loads are 16 bytes.
                 let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>()
                     .cast::<u32>();
@@ -1172,6 +1224,22 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize) -> bool {
     let together = CONFIGS[pair_config_for(longer, rows)].cost(longer, rows);
     let alone = |len| CONFIGS[config_for(len, rows, Update::Lifted)].cost(len, rows);
     2 * together < alone(a_len) + alone(b_len)
+}
+
+/// Which configuration of [`CONFIGS`] runs a batch of entries (module
+/// docs, *A batch of query pairs*), each two queries of at most `lens[e]`
+/// residues in the halves, on a chunk whose longest sequence has `rows`
+/// residues: the one of least [`Config::cost`] summed over the entries.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn batch_config_for(lens: &[usize], rows: usize) -> usize {
+    (0..CONFIGS.len())
+        .filter(|&k| CONFIGS[k].halves == Halves::Queries)
+        .min_by_key(|&k| {
+            lens.iter()
+                .map(|&m| CONFIGS[k].cost(m, rows))
+                .sum::<usize>()
+        })
+        .expect("two queries have configurations")
 }
 
 /// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),

@@ -125,6 +125,30 @@ pub struct SearchOptions {
     /// Whether one GPU may score two queries in one launch
     /// (`--one-query-a-launch` says no).
     pub pair_queries: bool,
+    /// Queries one GPU scores in one launch sequence where its kernel
+    /// batches them (`--gpu-query-batch`; `None`: as many as fill it, 2 or
+    /// fewer: none).
+    pub query_batch: Option<usize>,
+    /// Queries the search has (what batches of them are worth).
+    pub queries: usize,
+}
+
+impl SearchOptions {
+    /// Whether a GPU may score this search's queries in batches of pairs
+    /// with `scoring` (more than two queries, pairs and batches allowed,
+    /// the query-group kernel's lifted update fits).
+    pub fn batches(&self, scoring: &Scoring) -> bool {
+        let gaps = scoring.gaps.kernel_gaps();
+        self.pair_queries
+            && self.query_batch.is_none_or(|b| b > 2)
+            && self.queries > 2
+            && gpu_kernels::simt_i16x2::gaps_fit(gaps)
+            && gpu_kernels::query_group_i16x2::lift_fits(
+                scoring.matrix.min_score(),
+                scoring.matrix.max_score(),
+                gaps.first,
+            )
+    }
 }
 
 impl Default for SearchOptions {
@@ -135,6 +159,8 @@ impl Default for SearchOptions {
             memory: gpu::MemoryCap::default(),
             streams: usize::from(gpu::DEFAULT_GPU_STREAMS),
             pair_queries: true,
+            query_batch: None,
+            queries: 1,
         }
     }
 }
@@ -167,7 +193,7 @@ pub fn open(
                 let target = Target::Gpu {
                     capability: d.compute_capability,
                 };
-                Plan::new(options.kernel, target, &db, gaps)
+                Plan::for_search(options.kernel, target, &db, gaps, options.batches(&scoring))
             })
             .collect();
         // What the engine says it does: `auto` as on the oldest GPU.
@@ -185,6 +211,7 @@ pub fn open(
                         gpu::GpuEngine::builder(*ordinal, scoring.clone(), plans[0].clone())
                             .streams(options.streams)
                             .pair_queries(options.pair_queries)
+                            .query_batch(options.query_batch)
                             .database(&db, budget)?;
                     let seconds = engine.upload_seconds();
                     (Box::new(engine), seconds)

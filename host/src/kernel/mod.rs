@@ -33,7 +33,7 @@ use std::str::FromStr;
 use gpu_kernels::recurrence::Gaps;
 
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::ChunkLaunch;
+use crate::engine::gpu::launch::{ChunkLaunch, PairBatch};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -344,6 +344,61 @@ pub(crate) trait Adapter: Sync {
         each_alone(self, chunk, profiles, gaps)
     }
 
+    /// Whether the kernel scores a batch of query pairs in one launch
+    /// sequence ([`Adapter::launch_batch`]) with gap costs `gaps` and a
+    /// matrix whose scores lie in `scores` (smallest, largest).
+    fn batches_queries(&self, _gaps: Gaps, _scores: (i32, i32)) -> bool {
+        false
+    }
+
+    /// The profile rows of a batch of query pairs (longest first), as
+    /// [`Adapter::launch_batch`] reads them, and the words of a row.
+    fn batch_profile(&self, _pairs: &[[&[u8]; 2]], _matrix: &ScoreMatrix) -> (Vec<u32>, usize) {
+        (Vec::new(), 0)
+    }
+
+    /// Column scratch (pairs of i32) a batch of query pairs of at most
+    /// `lens` residues (longest first) needs on a chunk of `threads`
+    /// sequences, the longest of `longest` residues, for all its groups in
+    /// one launch a pass.
+    fn batch_scratch_pairs(&self, _lens: &[usize], _threads: usize, _longest: usize) -> usize {
+        0
+    }
+
+    /// Queues the kernel's launches for a batch of query pairs on one
+    /// chunk (`l` with the batch's profile rows and scores, `batch` their
+    /// layout). It rescues nothing: scores above the 16-bit limit are the
+    /// caller's to rescue, query by query ([`Adapter::after_overlap`] with
+    /// the query's own profile).
+    fn launch_batch(&self, _l: &ChunkLaunch<'_>, _batch: &PairBatch) -> Result<()> {
+        Err(Error::Internal(
+            "a batch of queries for a kernel that scores one".into(),
+        ))
+    }
+
+    /// The scores of one chunk against a batch of query pairs (longest
+    /// first), as [`Adapter::launch_batch`] and the rescue compute them, by
+    /// the kernel's source on the host: `profiles` each query's own
+    /// ([`Adapter::profile`]), two an entry (low, high; an empty high
+    /// query's is empty and its scores too); each query's scores in that
+    /// order.
+    fn run_emulated_batch(
+        &self,
+        chunk: &PackedChunk,
+        profiles: &[&[u32]],
+        _pairs: &[[&[u8]; 2]],
+        _matrix: &ScoreMatrix,
+        gaps: Gaps,
+    ) -> Result<Vec<Vec<i32>>> {
+        profiles
+            .iter()
+            .map(|p| match p.is_empty() {
+                true => Ok(Vec::new()),
+                false => self.run_emulated(chunk, p, gaps),
+            })
+            .collect()
+    }
+
     /// Whether launches of this kernel on different chunks may run side by
     /// side, each on a stream of its own, with gap costs `gaps`. Such a
     /// launch ([`ChunkLaunch::overlapping`]) uses only its chunk's buffers,
@@ -440,6 +495,21 @@ impl Kernel {
     ) -> Result<[Vec<i32>; 2]> {
         self.adapter()
             .run_emulated_pair(chunk, profiles, pair, gaps)
+    }
+
+    /// The scores of `chunk` against a batch of query pairs, longest
+    /// first, as the GPU computes them ([`Adapter::run_emulated_batch`];
+    /// each query alone where the kernel does not batch).
+    pub fn run_emulated_batch(
+        self,
+        chunk: &PackedChunk,
+        profiles: &[&[u32]],
+        pairs: &[[&[u8]; 2]],
+        matrix: &ScoreMatrix,
+        gaps: Gaps,
+    ) -> Result<Vec<Vec<i32>>> {
+        self.adapter()
+            .run_emulated_batch(chunk, profiles, pairs, matrix, gaps)
     }
 
     /// The profile of two queries scored together (empty for a kernel

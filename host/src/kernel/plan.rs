@@ -58,6 +58,14 @@ pub const AUTO_QUERY_GROUP_MAX: usize = 2048;
 /// Swiss-Prot half (257,137) faster (4,223 against 4,027).
 pub const AUTO_QUERY_GROUP_MIN_SEQUENCES: usize = 100_000;
 
+/// `auto` with batches of query pairs (many queries, each paired and
+/// batched on one GPU: `host::engine::gpu::resident::batch`): a database
+/// of fewer sequences than this runs `query-group-i16x2` on every chunk,
+/// whose launches then take a whole batch of queries at once. A small
+/// database leaves the GPU idle for one query, and so slowed every other
+/// kernel (benches/RESULTS.md, "Many queries in one launch").
+pub const AUTO_BATCH_MAX_SEQUENCES: usize = 50_000;
+
 /// With `simt` (32-bit) as the first stage, queries of at least this many
 /// residues run the second stage on every chunk: it was faster on them.
 pub const AUTO_LONG_QUERY: usize = 1000;
@@ -202,6 +210,33 @@ impl Plan {
     /// assert_eq!(cpu.kernels(), [Kernel::Simt]);
     /// ```
     pub fn new(choice: KernelChoice, target: Target, db: &Database, gaps: Gaps) -> Plan {
+        Plan::for_search(choice, target, db, gaps, false)
+    }
+
+    /// [`Plan::new`] for a search whose queries the GPU may score in
+    /// batches of pairs (`batches`: many queries, pairs allowed, and the
+    /// matrix and gaps fit the kernel's lifted update): then on a GPU with
+    /// DPX and gaps that fit 16 bits, a database of fewer than
+    /// [`AUTO_BATCH_MAX_SEQUENCES`] sequences runs `query-group-i16x2`
+    /// throughout.
+    ///
+    /// ```
+    /// use gpu_kernels::recurrence::Gaps;
+    /// use host::kernel::{Kernel, KernelChoice, Plan, Target};
+    /// let db = host::db::Database::from_records(Vec::new());
+    /// let hopper = Target::Gpu { capability: (9, 0) };
+    /// let batched = Plan::for_search(KernelChoice::default(), hopper, &db, Gaps::new(11, 1), true);
+    /// assert_eq!(batched.kernels(), [Kernel::QueryGroupI16x2]);
+    /// let alone = Plan::for_search(KernelChoice::default(), hopper, &db, Gaps::new(11, 1), false);
+    /// assert_ne!(alone.kernels(), [Kernel::QueryGroupI16x2]);
+    /// ```
+    pub fn for_search(
+        choice: KernelChoice,
+        target: Target,
+        db: &Database,
+        gaps: Gaps,
+        batches: bool,
+    ) -> Plan {
         let (options, capability) = match (choice, target) {
             (KernelChoice::One(kernel), _) => return Plan::one(kernel),
             (KernelChoice::Auto(_), Target::Cpu) => return Plan::one(Kernel::Simt),
@@ -212,6 +247,9 @@ impl Plan {
         } else {
             Kernel::Simt
         };
+        if short == Kernel::SimtI16x2 && batches && db.len() < AUTO_BATCH_MAX_SEQUENCES {
+            return Plan::one(Kernel::QueryGroupI16x2);
+        }
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {
             let max = options.query_group_max;
             if max == 0

@@ -30,9 +30,9 @@ use std::sync::LazyLock;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, Halves, QueryGroupParams, Update, align_pass_emulated, config_for, config_named,
-    host_window, pair_config_for, pair_row_words, pair_rows, profile_row_words, queries_pay,
-    scratch_slots, update_for,
+    CONFIGS, Halves, QueryGroupParams, Update, align_pass_emulated, batch_config_for, config_for,
+    config_named, host_window, pair_config_for, pair_row_words, pair_rows, profile_row_words,
+    queries_pay, scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -41,7 +41,7 @@ use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
 use super::{Adapter, each_alone};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, vector_grid};
+use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, vector_grid};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -116,6 +116,13 @@ fn config(query_len: usize, longest: usize, update: Update) -> Result<usize> {
 /// the pinned one, or `pair_config_for`'s.
 fn pair_config(query_len: usize, longest: usize) -> Result<usize> {
     Ok(pinned(Halves::Queries)?.unwrap_or_else(|| pair_config_for(query_len, longest)))
+}
+
+/// The configuration for a batch of entries of two queries of at most
+/// `lens` residues each (longest first) on a chunk whose longest sequence
+/// has `longest` residues: the pinned one, or `batch_config_for`'s.
+fn batch_config(lens: &[usize], longest: usize) -> Result<usize> {
+    Ok(pinned(Halves::Queries)?.unwrap_or_else(|| batch_config_for(lens, longest)))
 }
 
 /// The smallest and the largest score of a matrix, as a launch needs them
@@ -213,7 +220,12 @@ fn profile_score(query: &[u8], matrix: &ScoreMatrix, c: usize, j: usize) -> i8 {
 /// the scores of position `j` of `low` (low half) and of `high` (high
 /// half) against residue code `c`, each an `i16`.
 pub fn pair_profile_rows(low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
-    let row_words = pair_row_words(low.len().max(high.len()));
+    pair_rows_of(low, high, matrix, pair_row_words(low.len().max(high.len())))
+}
+
+/// [`pair_profile_rows`] with rows of `row_words` words (at least
+/// `pair_row_words` of the longer query), as a batch's entries share.
+fn pair_rows_of(low: &[u8], high: &[u8], matrix: &ScoreMatrix, row_words: usize) -> Vec<u32> {
     let half = |query: &[u8], c, j| profile_score(query, matrix, c, j) as i16 as u16 as u32;
     (0..NUM_CODES)
         .flat_map(|c| (0..row_words).map(move |j| half(low, c, j) | half(high, c, j) << 16))
@@ -315,7 +327,8 @@ impl Adapter for QueryGroup {
         let passes = CONFIGS[k].passes(layout.query_len);
         let ptrs = l.pointers(work_buffer(passes))?;
         let rows = ptrs.profile + 4 * layout.rows() as u64;
-        queue_passes(l, &ptrs, k, passes, (rows, layout.row_words), 0)?;
+        let entries = Entries::one(passes);
+        queue_passes(l, &ptrs, k, &entries, (rows, layout.row_words), 0)?;
         drop(ptrs);
         // Beside other chunks the rescue waits: it needs the row buffer.
         if l.overlapping() {
@@ -395,7 +408,8 @@ impl Adapter for QueryGroup {
         let ptrs = low.pointers(work_buffer(passes))?;
         let high_ptrs = high.pointers(WorkBuffer::Nothing)?;
         let (rows, _guard) = pair.device_ptr(low.stream);
-        queue_passes(low, &ptrs, k, passes, (rows, row_words), high_ptrs.scores)?;
+        let entries = Entries::one(passes);
+        queue_passes(low, &ptrs, k, &entries, (rows, row_words), high_ptrs.scores)?;
         drop((ptrs, high_ptrs));
         if low.overlapping() {
             Ok(())
@@ -403,6 +417,117 @@ impl Adapter for QueryGroup {
             group::simt_launch(low, RESCUE_SYMBOL, low_layout.suffix())?;
             group::simt_launch(high, RESCUE_SYMBOL, high_layout.suffix())
         }
+    }
+
+    fn batches_queries(&self, gaps: Gaps, (min, max): (i32, i32)) -> bool {
+        let fits = simt_i16x2::gaps_fit(gaps) && Update::Lifted.fits(min, max, gaps.first);
+        // A pinned configuration of one query turns batches off, as pairs.
+        fits && match &*PINNED {
+            Ok(Some(k)) => CONFIGS[*k].halves == Halves::Queries,
+            Ok(None) => true,
+            Err(_) => false,
+        }
+    }
+
+    fn batch_profile(&self, pairs: &[[&[u8]; 2]], matrix: &ScoreMatrix) -> (Vec<u32>, usize) {
+        let longest = pairs.iter().flatten().map(|q| q.len()).max().unwrap_or(0);
+        let row_words = pair_row_words(longest);
+        let rows = pairs
+            .iter()
+            .flat_map(|[low, high]| pair_rows_of(low, high, matrix, row_words))
+            .collect();
+        (rows, row_words)
+    }
+
+    fn batch_scratch_pairs(&self, lens: &[usize], threads: usize, longest: usize) -> usize {
+        let (Some(&first), Ok(k)) = (lens.first(), batch_config(lens, longest)) else {
+            return 0; // nothing to launch, or the launch says why
+        };
+        match CONFIGS[k].passes(first) {
+            1 => 0,
+            _ => lens.len() * threads * scratch_slots(longest),
+        }
+    }
+
+    fn launch_batch(&self, l: &ChunkLaunch<'_>, batch: &PairBatch) -> Result<()> {
+        let PairBatch {
+            lens,
+            row_words,
+            scores_stride,
+            high_offset,
+        } = batch;
+        let (gaps, longest, threads) = (l.gaps(), l.longest(), l.sequences());
+        let entries = lens.len();
+        let last_scores = (entries.max(1) - 1) * scores_stride + high_offset + threads;
+        l.check_sizes(
+            entries > 0
+                && self.batches_queries(gaps, (l.min_score(), l.max_score()))
+                && lens.windows(2).all(|w| w[0] >= w[1])
+                && *row_words >= pair_row_words(lens[0])
+                && l.profile_words() >= entries * NUM_CODES * row_words
+                && *high_offset >= threads
+                && *scores_stride >= high_offset + threads
+                && l.score_offset + last_scores <= l.scores.len()
+                && u32::try_from(NUM_CODES * row_words).is_ok()
+                && u32::try_from(*scores_stride).is_ok(),
+        )?;
+        let k = batch_config(lens, longest)?;
+        let entries = Entries {
+            passes: lens.iter().map(|&m| CONFIGS[k].passes(m)).collect(),
+            profile_stride: NUM_CODES * row_words,
+            scores_stride: *scores_stride,
+        };
+        let ptrs = l.pointers(work_buffer(entries.passes()))?;
+        let (rows, high_scores) = (ptrs.profile, ptrs.scores + 4 * *high_offset as u64);
+        queue_passes(l, &ptrs, k, &entries, (rows, *row_words), high_scores)
+    }
+
+    fn run_emulated_batch(
+        &self,
+        chunk: &PackedChunk,
+        profiles: &[&[u32]],
+        pairs: &[[&[u8]; 2]],
+        matrix: &ScoreMatrix,
+        gaps: Gaps,
+    ) -> Result<Vec<Vec<i32>>> {
+        let range = (matrix.min_score(), matrix.max_score());
+        let lens: Vec<usize> = pairs.iter().map(|[a, b]| a.len().max(b.len())).collect();
+        if profiles.len() != 2 * pairs.len() || !lens.windows(2).all(|w| w[0] >= w[1]) {
+            return Err(Error::Internal(
+                "a batch of query pairs out of order, or without their profiles".into(),
+            ));
+        }
+        if !self.batches_queries(gaps, range) || pairs.is_empty() {
+            return profiles
+                .iter()
+                .map(|p| match p.is_empty() {
+                    true => Ok(Vec::new()),
+                    false => self.run_emulated(chunk, p, gaps),
+                })
+                .collect();
+        }
+        let (rows, row_words) = self.batch_profile(pairs, matrix);
+        let k = batch_config(&lens, chunk.longest())?;
+        let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps);
+        let mut all = Vec::with_capacity(profiles.len());
+        for (scores, profiles) in entries.iter().flatten().zip(profiles) {
+            if profiles.is_empty() {
+                all.push(Vec::new());
+                continue;
+            }
+            let layout = Layout::new(profiles.first().copied().unwrap_or(0) as usize);
+            if profiles.len() != layout.words() {
+                return Err(bad_profile());
+            }
+            let group_profile = &profiles[..layout.group_words];
+            all.push(group::rescue_emulated(
+                chunk,
+                group::sequential_part(group_profile)?,
+                gaps,
+                scores,
+            ));
+        }
+        Ok(all)
     }
 
     fn run_emulated_pair(
@@ -447,20 +572,52 @@ fn border_pairs(passes: usize, groups: usize, longest: usize, sm_count: usize) -
     groups.min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM) * scratch_slots(longest)
 }
 
-/// Queues configuration `k`'s `passes` passes over the chunk of `l`
-/// (`ptrs` its pointers), reading the profile rows at `rows` (device
+/// The entries of a launch sequence (`gpu_kernels::query_group_i16x2`,
+/// *A batch of query pairs*): how many passes each takes, longest first,
+/// and how far apart their profile rows and scores lie.
+struct Entries {
+    /// Passes of each entry, none more than the one before.
+    passes: Vec<usize>,
+    profile_stride: usize,
+    scores_stride: usize,
+}
+
+impl Entries {
+    /// One query, or one pair, of `passes` passes.
+    fn one(passes: usize) -> Entries {
+        Entries {
+            passes: vec![passes],
+            profile_stride: 0,
+            scores_stride: 0,
+        }
+    }
+
+    /// Passes of the first (longest) entry: the launch sequence's.
+    fn passes(&self) -> usize {
+        self.passes.first().copied().unwrap_or(0)
+    }
+
+    /// Entries that have pass `pass`: a prefix.
+    fn running(&self, pass: usize) -> usize {
+        self.passes.iter().take_while(|&&p| p > pass).count()
+    }
+}
+
+/// Queues configuration `k`'s passes over the chunk of `l` (`ptrs` its
+/// pointers) for `entries`, reading the profile rows at `rows` (device
 /// address, words a row): one query's (`high_scores` 0), or two queries'
 /// in the halves, the high one's scores at `high_scores`; in launches of
-/// as many groups as the scratch holds borders for.
+/// as many groups as the scratch holds borders for (of every entry).
 fn queue_passes(
     l: &ChunkLaunch<'_>,
     ptrs: &ChunkPointers<'_>,
     k: usize,
-    passes: usize,
+    entries: &Entries,
     (rows, row_words): (u64, usize),
     high_scores: u64,
 ) -> Result<()> {
     let config = CONFIGS[k];
+    let passes = entries.passes();
     let threads = l.sequences();
     let groups = match config.halves {
         Halves::Sequences => threads.div_ceil(2),
@@ -471,7 +628,7 @@ fn queue_passes(
     // With several passes every group of a launch keeps its border in the
     // scratch: a chunk runs in launches of what it holds.
     let per_launch = if passes > 1 {
-        (l.scratch_pairs() / slots).min(groups)
+        (l.scratch_pairs() / (slots * entries.running(0))).min(groups)
     } else {
         groups
     };
@@ -500,8 +657,12 @@ fn queue_passes(
                 passes: passes as u32,
                 slots: slots as u32,
                 gaps: group_i16x2::GapAddends::new(l.gaps()),
+                profile_stride: entries.profile_stride as u32,
+                scores_stride: entries.scores_stride as u32,
             };
-            let grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
+            let mut grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
+            // A row of blocks for each entry that has this pass.
+            grid.grid_dim.1 = entries.running(pass) as u32;
             // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16
             // bits and the matrix's scores and `first` fit the
             // configuration's update (checked by the callers: `launch`'s
@@ -513,10 +674,11 @@ fn queue_passes(
             // one's scores are a chunk's (checked by `launch_pair`); the
             // chunk's buffers hold `words_per_sequence` words a sequence;
             // with several passes the scratch holds `slots` slots for
-            // each of the launch's groups (checked above) and the passes
-            // run in stream order; blocks of whole warps with the
-            // window's shared memory, a group for every one of the
-            // launch.
+            // each of the launch's groups of each entry (checked above)
+            // and the passes run in stream order; blocks of whole warps
+            // with the window's shared memory, a group for every one of
+            // the launch; a batch's entries lie as the strides say
+            // (checked by `launch_batch`), a row of blocks each.
             unsafe {
                 l.launch_params(
                     config.symbol,
@@ -535,6 +697,11 @@ fn queue_passes(
 /// of a chunk start and end inside warps, as on the GPU when the scratch
 /// holds only part of a chunk's borders.
 const EMULATED_LAUNCH_PAIRS: usize = 7;
+
+/// The one entry of an emulated launch sequence.
+fn take_one(mut entries: Vec<[Vec<i32>; 2]>) -> [Vec<i32>; 2] {
+    entries.pop().unwrap_or_default()
+}
 
 fn bad_profile() -> Error {
     Error::Internal("a query-group profile of the wrong size".into())
@@ -569,13 +736,13 @@ pub fn run_emulated_config(
         return Group.run_emulated(chunk, group_profile, gaps);
     }
     let rows = &profile[layout.rows()..];
-    let [scores, _] = emulate_passes(
+    let [scores, _] = take_one(emulate_passes(
         config,
         chunk,
         (rows, layout.row_words),
-        layout.query_len,
+        &[layout.query_len],
         gaps,
-    );
+    ));
     Ok(group::rescue_emulated(
         chunk,
         group::sequential_part(group_profile)?,
@@ -615,7 +782,13 @@ pub fn run_emulated_pair_config(
     if !range.runs(config, gaps) {
         return each_alone(&QueryGroup, chunk, profiles, gaps);
     }
-    let scores = emulate_passes(config, chunk, (pair, row_words), query_len, gaps);
+    let scores = take_one(emulate_passes(
+        config,
+        chunk,
+        (pair, row_words),
+        &[query_len],
+        gaps,
+    ));
     let rescued = |q: usize| -> Result<Vec<i32>> {
         let group_profile = &profiles[q][..layouts[q].group_words];
         Ok(group::rescue_emulated(
@@ -628,39 +801,52 @@ pub fn run_emulated_pair_config(
     Ok([rescued(0)?, rescued(1)?])
 }
 
-/// Every pass of configuration `config` over `chunk` on the host, for a
-/// query (or two in the halves) of `query_len` residues whose profile rows
-/// are `rows` (words a row): the scores before the rescue, the high
-/// query's second (empty with one query).
+/// Every pass of configuration `config` over `chunk` on the host for a
+/// batch of entries (one query, or two in the halves, each) of at most
+/// `lens[e]` residues, longest first, whose profile rows are `rows` (words
+/// a row, an entry's [`NUM_CODES`] rows after another's when there are
+/// several), as the GPU runs them: each entry's scores before the rescue,
+/// the high query's second (empty with one query).
 fn emulate_passes(
     config: usize,
     chunk: &PackedChunk,
     (rows, row_words): (&[u32], usize),
-    query_len: usize,
+    lens: &[usize],
     gaps: Gaps,
-) -> [Vec<i32>; 2] {
+) -> Vec<[Vec<i32>; 2]> {
     let c = CONFIGS[config];
     let queries = c.halves == Halves::Queries;
-    let passes = c.passes(query_len);
+    let entries = Entries {
+        passes: lens.iter().map(|&m| c.passes(m)).collect(),
+        profile_stride: if lens.len() > 1 {
+            NUM_CODES * row_words
+        } else {
+            0
+        },
+        scores_stride: 2 * chunk.sequences(),
+    };
+    let passes = entries.passes();
     let threads = chunk.sequences();
     let groups = if queries {
         threads
     } else {
         threads.div_ceil(2)
     };
-    let mut scores = vec![0i32; threads];
-    let mut high_scores = vec![0i32; if queries { threads } else { 0 }];
-    // One launch's border scratch (u64: 8-byte aligned, as the kernel
-    // reads it).
+    // Every entry's scores, then its high query's, as the engine lays out
+    // a batch's.
+    let mut scores = vec![0i32; lens.len() * entries.scores_stride];
+    // The launch's border scratch, a block per entry (u64: 8-byte
+    // aligned, as the kernel reads it).
     let slots = scratch_slots(chunk.longest());
-    let mut scratch = vec![0u64; EMULATED_LAUNCH_PAIRS * slots];
+    let mut scratch = vec![0u64; lens.len() * EMULATED_LAUNCH_PAIRS * slots];
     let mut params = QueryGroupParams {
         profile: rows.as_ptr(),
         residues: chunk.words.as_ptr(),
         lengths: chunk.lengths.as_ptr(),
         scores: scores.as_mut_ptr(),
         high_scores: if queries {
-            high_scores.as_mut_ptr()
+            // SAFETY: within `scores` (two of each entry's `threads`).
+            unsafe { scores.as_mut_ptr().add(threads) }
         } else {
             std::ptr::null_mut()
         },
@@ -674,11 +860,19 @@ fn emulate_passes(
         passes: passes as u32,
         slots: slots as u32,
         gaps: group_i16x2::GapAddends::new(gaps),
+        profile_stride: entries.profile_stride as u32,
+        scores_stride: entries.scores_stride as u32,
     };
-    let windows: Vec<Vec<u32>> = (0..passes)
-        .map(|pass| {
-            params.pass = pass as u32;
-            host_window(config, &params, rows)
+    // Each entry's window of each of its passes.
+    let windows: Vec<Vec<Vec<u32>>> = (0..lens.len())
+        .map(|e| {
+            let entry_rows = &rows[e * entries.profile_stride..];
+            (0..entries.passes[e])
+                .map(|pass| {
+                    params.pass = pass as u32;
+                    host_window(config, &params, entry_rows)
+                })
+                .collect()
         })
         .collect();
     let group_rows = |p: &QueryGroupParams, q: usize| {
@@ -695,29 +889,48 @@ fn emulate_passes(
         let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(groups);
         params.first_pair = first_pair as u32;
         params.end_pair = end_pair as u32;
-        for (pass, window) in windows.iter().enumerate() {
+        for pass in 0..passes {
             params.pass = pass as u32;
-            // The launch's last warp, as on the GPU: whole, with groups
-            // past its pairs.
-            let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / c.lanes);
-            for pair in first_pair..last {
-                let rows = warp_pairs(pair, first_pair, end_pair, c.lanes)
-                    .map(|q| group_rows(&params, q))
-                    .max()
-                    .unwrap_or(0);
-                // SAFETY: the configuration runs with these gaps and this
-                // matrix (checked by the callers); the window is
-                // `host_window` of this pass; the chunk's buffers are its
-                // own (every sequence within its words), the scores (and
-                // the high query's) `threads` each; the scratch holds
-                // `slots` slots for each of the launch's groups and the
-                // passes run in order; `rows` is the longest of the
-                // group's warp.
-                unsafe { align_pass_emulated(config, &params, window.as_ptr(), pair, rows) };
+            for (e, entry_windows) in windows.iter().enumerate().take(entries.running(pass)) {
+                // SAFETY: every buffer holds `lens.len()` entries as the
+                // strides lay them out, the scratch a block of the
+                // launch's pairs for each.
+                let p = unsafe { params.entry(e) };
+                // The launch's last warp, as on the GPU: whole, with
+                // groups past its pairs.
+                let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / c.lanes);
+                for pair in first_pair..last {
+                    let rows = warp_pairs(pair, first_pair, end_pair, c.lanes)
+                        .map(|q| group_rows(&p, q))
+                        .max()
+                        .unwrap_or(0);
+                    // SAFETY: the configuration runs with these gaps and
+                    // this matrix (checked by the callers); the window is
+                    // `host_window` of this entry and pass; the chunk's
+                    // buffers are its own (every sequence within its
+                    // words), the entry's scores (and the high query's)
+                    // `threads` each; the entry's scratch holds `slots`
+                    // slots for each of the launch's groups and its passes
+                    // run in order; `rows` is the longest of the group's
+                    // warp.
+                    unsafe {
+                        align_pass_emulated(config, &p, entry_windows[pass].as_ptr(), pair, rows)
+                    };
+                }
             }
         }
     }
-    [scores, high_scores]
+    scores
+        .chunks(entries.scores_stride.max(1))
+        .take(lens.len())
+        .map(|entry| {
+            let (low, high) = entry.split_at(threads.min(entry.len()));
+            [
+                low.to_vec(),
+                if queries { high.to_vec() } else { Vec::new() },
+            ]
+        })
+        .collect()
 }
 
 /// Where chunk plans split for the query-group kernels: as for the group

@@ -78,6 +78,23 @@ pub(crate) struct Scratch<'a> {
     pub pairs: usize,
 }
 
+/// A batch of query pairs in one launch sequence on a chunk
+/// (`gpu_kernels::query_group_i16x2`, *A batch of query pairs*): the
+/// [`ChunkLaunch`]'s profile holds every entry's profile rows, one entry
+/// after another, and its scores (from its `score_offset`) the first
+/// entry's low query's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairBatch {
+    /// Residues of each entry's longer query, longest first.
+    pub lens: Vec<usize>,
+    /// Words of a profile row (an entry has `NUM_CODES` rows).
+    pub row_words: usize,
+    /// Scores from one entry's low query's to the next entry's.
+    pub scores_stride: usize,
+    /// Scores from an entry's low query's to its high query's.
+    pub high_offset: usize,
+}
+
 /// Which work buffer a launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkBuffer {

@@ -28,6 +28,8 @@ use std::time::Instant;
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
+pub mod batch;
+
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
 use super::launch::{ChunkLaunch, DeviceChunk, Functions, SIMT_BLOCK, Scratch, VECTOR_BLOCK};
@@ -166,6 +168,9 @@ pub struct GpuEngine {
     /// Whether [`Engine::score_batch`] scores two queries together where
     /// the plan's kernels can.
     pair_queries: bool,
+    /// Queries a batch of query pairs takes ([`batch`]; 2 or fewer: none).
+    query_batch: usize,
+    batch: batch::BatchBuffers,
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
     pack_seconds: f64,
@@ -181,6 +186,7 @@ pub struct GpuEngineBuilder {
     stream: EngineStream,
     streams: usize,
     pair_queries: bool,
+    query_batch: Option<usize>,
 }
 
 impl GpuEngine {
@@ -193,6 +199,7 @@ impl GpuEngine {
             stream: EngineStream::Default,
             streams: 1,
             pair_queries: true,
+            query_batch: None,
         }
     }
 }
@@ -219,6 +226,15 @@ impl GpuEngineBuilder {
         self
     }
 
+    /// Queries [`Engine::score_batch`] scores in one launch sequence where
+    /// every chunk's kernel batches them ([`batch`]): `None` (default) as
+    /// many as fill the GPU ([`batch::auto_batch_queries`]), 2 or fewer
+    /// none (pairs at most); never more than the scratch holds.
+    pub fn query_batch(mut self, queries: Option<usize>) -> GpuEngineBuilder {
+        self.query_batch = queries;
+        self
+    }
+
     /// Uploads the whole of `db`, chunked for `budget` (the device's free
     /// memory, [`super::MemoryCap::free`]).
     pub fn database(self, db: &Database, budget: Budget) -> Result<GpuEngine> {
@@ -227,6 +243,7 @@ impl GpuEngineBuilder {
         let overlap_bytes = budget.overlap_scratch_bytes(db);
         let mut engine = self.chunk_plan(db, &plan)?;
         engine.overlap_scratch_limit = overlap_bytes / 8;
+        engine.size_query_batch();
         Ok(engine)
     }
 
@@ -253,6 +270,7 @@ impl GpuEngineBuilder {
             stream,
             streams,
             pair_queries,
+            query_batch,
         } = self;
         let info = device(ordinal)?;
         let stage = |s| info.error(s);
@@ -368,7 +386,7 @@ impl GpuEngineBuilder {
             .map_err(stage("uploading the database"))?;
         let upload_seconds = started.elapsed().as_secs_f64();
 
-        Ok(GpuEngine {
+        let mut engine = GpuEngine {
             info,
             ctx,
             stream,
@@ -391,13 +409,37 @@ impl GpuEngineBuilder {
             query: Vec::new(),
             partner: None,
             pair_queries,
+            query_batch: query_batch.unwrap_or(usize::MAX),
+            batch: batch::BatchBuffers::default(),
             upload_seconds,
             pack_seconds,
-        })
+        };
+        engine.size_query_batch();
+        Ok(engine)
     }
 }
 
 impl GpuEngine {
+    /// Sizes the batches of query pairs: at most what was asked (or what
+    /// fills the GPU, [`batch::auto_batch_queries`]) and what the scratch
+    /// limit holds; none without pairs or a kernel that batches.
+    fn size_query_batch(&mut self) {
+        let per_entry = self.batch_scratch_per_entry().max(1);
+        let memory_entries = (self.overlap_scratch_limit / per_entry).max(1);
+        let fills = batch::auto_batch_queries(self.sm_count, self.positions.len(), memory_entries);
+        let asked = match self.query_batch {
+            usize::MAX => fills,
+            asked => asked.min(2 * memory_entries),
+        };
+        self.query_batch = if self.pair_queries { asked } else { 0 };
+    }
+
+    /// Queries a batch of query pairs takes (2 or fewer: none, pairs at
+    /// most).
+    pub fn query_batch_len(&self) -> usize {
+        if self.batches() { self.query_batch } else { 0 }
+    }
+
     /// The device.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
@@ -1010,11 +1052,17 @@ impl Engine for GpuEngine {
     /// With pairs, a few queries at a time, so that each is paired with
     /// the one nearest it in length among them.
     fn batch_len(&self) -> usize {
-        if self.pair_queries { PAIRING_BATCH } else { 1 }
+        if self.batches() {
+            self.query_batch
+        } else if self.pair_queries {
+            PAIRING_BATCH
+        } else {
+            1
+        }
     }
 
     fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
-        self.score_paired(queries, &|_| ())
+        self.score_batch_reporting(queries, &|_| ())
     }
 
     /// Every chunk's launch is queued at once (two queries' where they
@@ -1025,6 +1073,10 @@ impl Engine for GpuEngine {
         queries: &[&[u8]],
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
-        self.score_paired(queries, progress)
+        if self.batches() && queries.len() > 2 {
+            self.score_batched(queries, progress)
+        } else {
+            self.score_paired(queries, progress)
+        }
     }
 }

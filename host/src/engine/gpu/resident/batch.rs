@@ -1,0 +1,324 @@
+//! Many queries in one launch sequence: the resident engine's batches of
+//! query pairs (`gpu_kernels::query_group_i16x2`, *A batch of query
+//! pairs*).
+//!
+//! A small database leaves a GPU mostly idle for one query, or two: 4,000
+//! sequences are 4,000 groups of lanes, a tenth of what an H100 holds at
+//! once. Where every chunk runs the query-group kernel and it batches
+//! ([`crate::kernel::Adapter::batches_queries`]), the engine scores its
+//! queries in batches of up to [`GpuEngine::query_batch`]: ordered
+//! longest first, paired with their neighbour, every pair an *entry*, and
+//! each chunk's launches take every entry at once, a row of blocks an
+//! entry (the grid's second dimension). The batch's profile rows go up in
+//! one copy and its scores come back in one; the rare scores above the
+//! 16-bit limit are rescued afterwards, query by query, with that query's
+//! own profile. The scores are those of one query at a time.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, CudaStream};
+use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+
+use super::GpuEngine;
+use crate::engine::Engine;
+use crate::engine::gpu::launch::{ChunkLaunch, PairBatch, Scratch};
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+
+/// Groups of lanes (one per database sequence and entry) a batch aims to
+/// give each multiprocessor: many waves, so that the last wave of a
+/// launch is a small part of it.
+pub const BATCH_GROUPS_PER_SM: usize = 1024;
+
+/// The most queries in one batch.
+pub const MAX_BATCH_QUERIES: usize = 512;
+
+/// The entries of a batch of `queries` (module docs): the non-empty ones
+/// ordered longest first (the first of equals first), each entry the next
+/// two, the second absent for an odd one out. Entries are then longest
+/// first too, as a batch's launches need them.
+///
+/// ```
+/// use host::engine::gpu::resident::batch::batch_entries;
+/// let queries: [&[u8]; 4] = [&[1, 2], &[], &[3, 4, 5], &[6]];
+/// assert_eq!(batch_entries(&queries), [(2, Some(0)), (3, None)]);
+/// ```
+pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
+    let mut order: Vec<usize> = (0..queries.len())
+        .filter(|&q| !queries[q].is_empty())
+        .collect();
+    order.sort_by_key(|&q| std::cmp::Reverse(queries[q].len()));
+    order
+        .chunks(2)
+        .map(|two| (two[0], two.get(1).copied()))
+        .collect()
+}
+
+/// Queries a batch takes on a GPU of `sm_count` multiprocessors holding
+/// `sequences` database sequences: as many entries as give it
+/// [`BATCH_GROUPS_PER_SM`] groups each, two queries an entry, at most
+/// [`MAX_BATCH_QUERIES`] and at most `memory_entries` entries; 2 or fewer
+/// (no gain over pairs) on a large database.
+pub fn auto_batch_queries(sm_count: usize, sequences: usize, memory_entries: usize) -> usize {
+    let entries = (sm_count * BATCH_GROUPS_PER_SM).div_ceil(sequences.max(1));
+    2 * entries.min(memory_entries).min(MAX_BATCH_QUERIES / 2)
+}
+
+/// What one batch keeps on the device between batches (grown on demand).
+#[derive(Default)]
+pub(super) struct BatchBuffers {
+    /// Every entry's profile rows.
+    rows: Option<CudaSlice<u32>>,
+    /// Every entry's scores: the low query's, then the high one's, each
+    /// one per database position.
+    scores: Option<CudaSlice<i32>>,
+}
+
+/// `buffer` with room for `len` elements (a new one if it has less).
+fn grown<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    buffer: &mut Option<CudaSlice<T>>,
+    len: usize,
+    stream: &Arc<CudaStream>,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    if buffer.as_ref().is_none_or(|b| b.len() < len) {
+        *buffer = None; // free the old one first
+        *buffer = Some(stream.alloc_zeros::<T>(len.max(1))?);
+    }
+    Ok(())
+}
+
+impl GpuEngine {
+    /// Whether this engine scores batches of query pairs: every chunk runs
+    /// a kernel that batches them with the engine's scoring (the kernel a
+    /// chunk runs does not depend on the query's length but for `simt`'s
+    /// long queries, which do not batch), and batches hold more than two.
+    pub(super) fn batches(&self) -> bool {
+        self.query_batch > 2 && self.batch_kernel().is_some()
+    }
+
+    /// The kernel every chunk runs, if it batches queries.
+    fn batch_kernel(&self) -> Option<Kernel> {
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let range = (
+            self.scoring.matrix.min_score(),
+            self.scoring.matrix.max_score(),
+        );
+        let mut kernels = (0..self.chunks.len()).map(|k| self.chunk_kernel_for(k, 1).ok());
+        let first = kernels.next()??;
+        let same = kernels.all(|k| k == Some(first));
+        (same && first.adapter().batches_queries(gaps, range)).then_some(first)
+    }
+
+    /// Scratch pairs a batch's border scratch takes at most per entry,
+    /// every chunk side by side with queries of several passes.
+    pub(super) fn batch_scratch_per_entry(&self) -> usize {
+        let Some(kernel) = self.batch_kernel() else {
+            return 0;
+        };
+        // The longest query a configuration of one pass cannot take.
+        let long = [usize::MAX / 4];
+        self.chunks
+            .iter()
+            .map(|c| {
+                kernel
+                    .adapter()
+                    .batch_scratch_pairs(&long, c.range.len(), c.longest)
+            })
+            .sum()
+    }
+
+    /// The scores of every query of `queries` (module docs): each
+    /// query's scores in the order of `queries`; `progress` told the
+    /// batch's cells once they are back.
+    pub(super) fn score_batched(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let kernel = self
+            .batch_kernel()
+            .ok_or_else(|| Error::Internal("a batch of queries on chunks that score one".into()))?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(self.info.error("binding the device"))?;
+        // Whatever a query scored alone left queued is done first.
+        self.join_all()?;
+        let n = self.positions.len();
+        let mut all = vec![vec![0; n]; queries.len()];
+        let entries = batch_entries(queries);
+        if entries.is_empty() {
+            return Ok(all);
+        }
+        let adapter = kernel.adapter();
+        let pairs: Vec<[&[u8]; 2]> = entries
+            .iter()
+            .map(|&(low, high)| [queries[low], high.map_or(&[][..], |h| queries[h])])
+            .collect();
+        let lens: Vec<usize> = pairs.iter().map(|p| p[0].len()).collect();
+        let (rows, row_words) = adapter.batch_profile(&pairs, &self.scoring.matrix);
+        let batch = PairBatch {
+            lens,
+            row_words,
+            scores_stride: 2 * n,
+            high_offset: n,
+        };
+
+        // Each chunk's border scratch, side by side where the kernel
+        // allows and the limit holds them, else one region for all.
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let needs: Vec<usize> = self
+            .chunks
+            .iter()
+            .map(|c| adapter.batch_scratch_pairs(&batch.lens, c.range.len(), c.longest))
+            .collect();
+        let side_by_side = !self.workers.is_empty()
+            && adapter.overlaps(gaps)
+            && needs.iter().sum::<usize>() <= self.overlap_scratch_limit;
+        let regions: Vec<std::ops::Range<usize>> = match side_by_side {
+            true => needs
+                .iter()
+                .scan(0, |end, &pairs| {
+                    *end += pairs;
+                    Some(*end - pairs..*end)
+                })
+                .collect(),
+            false => {
+                let most = needs.iter().copied().max().unwrap_or(0);
+                let shared = most.min(self.overlap_scratch_limit.max(1));
+                vec![0..shared; needs.len()]
+            }
+        };
+        let scratch_end = regions.iter().map(|r| r.end).max().unwrap_or(0);
+        if scratch_end > 0 {
+            self.reserve_scratch(scratch_end)?;
+        }
+        let stage = |s| self.info.error(s);
+        grown(&mut self.batch.rows, rows.len(), &self.stream)
+            .map_err(stage("allocating a batch"))?;
+        grown(&mut self.batch.scores, 2 * n * pairs.len(), &self.stream)
+            .map_err(stage("allocating a batch"))?;
+        if let Some(buffer) = &mut self.batch.rows {
+            self.stream
+                .memcpy_htod(&rows, &mut buffer.slice_mut(..rows.len()))
+                .map_err(stage("uploading a batch's profiles"))?;
+        }
+        let (Some(rows_buffer), Some(scores)) = (&self.batch.rows, &self.batch.scores) else {
+            return Err(Error::Internal("a batch's buffers are missing".into()));
+        };
+
+        // The workers start once the profiles are on the device.
+        let no_timing = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
+        let ordering = self.info.error("ordering the streams");
+        if side_by_side {
+            let ready = self.stream.record_event(no_timing).map_err(&ordering)?;
+            for worker in &self.workers {
+                worker.wait(&ready).map_err(&ordering)?;
+            }
+        }
+        let mut done = Vec::new();
+        // Longest chunk first: the first worker has the highest priority.
+        for (turn, k) in (0..self.chunks.len()).rev().enumerate() {
+            let stream = match side_by_side {
+                true => &self.workers[turn % self.workers.len()],
+                false => &self.stream,
+            };
+            let launch = self.batch_launch(k, stream, rows_buffer, scores, regions[k].clone());
+            let queued = adapter.launch_batch(&launch, &batch);
+            if side_by_side {
+                done.push(stream.record_event(no_timing).map_err(&ordering)?);
+            }
+            queued?;
+        }
+        for event in &done {
+            self.stream.wait(event).map_err(&ordering)?;
+        }
+        let mut got = self
+            .stream
+            .clone_dtoh(&scores.slice(..2 * n * pairs.len()))
+            .map_err(stage("reading the scores back"))?;
+
+        // Rescues, query by query: a chunk with a score above the limit
+        // runs the 32-bit rescue with the query's own profile.
+        for (e, &(low, high)) in entries.iter().enumerate() {
+            for (half, q) in [(0, Some(low)), (1, high)] {
+                let Some(q) = q else { continue };
+                let row = (2 * e + half) * n;
+                let mut profile = None;
+                for k in 0..self.chunks.len() {
+                    let local = self.local(&self.chunks[k]);
+                    let range = row + local.start..row + local.end;
+                    if got[range.clone()].iter().all(|&s| s <= SCORE_LIMIT) {
+                        continue;
+                    }
+                    if profile.is_none() {
+                        let words = adapter.profile(queries[q], &self.scoring.matrix);
+                        profile = Some(
+                            self.stream
+                                .clone_htod(&words)
+                                .map_err(stage("uploading the query profile"))?,
+                        );
+                    }
+                    let Some(profile) = &profile else { continue };
+                    let mut launch = self.batch_launch(k, &self.stream, profile, scores, 0..0);
+                    launch.score_offset = range.start;
+                    launch.query_len = queries[q].len();
+                    adapter.after_overlap(&launch)?;
+                    let rescued = self
+                        .stream
+                        .clone_dtoh(&scores.slice(range.clone()))
+                        .map_err(stage("reading the scores back"))?;
+                    got[range].copy_from_slice(&rescued);
+                }
+                all[q] = got[row..row + n].to_vec();
+            }
+        }
+        progress(crate::engine::batch_cells(
+            queries,
+            self.database_residues(),
+        ));
+        Ok(all)
+    }
+
+    /// A launch of chunk `k` on `stream` reading `profile` and writing
+    /// `scores` from the chunk's first position on, with scratch region
+    /// `region` (pairs; empty: none). Its query length is 0 until the
+    /// caller sets it; a batch's adapter reads the batch's.
+    fn batch_launch<'a>(
+        &'a self,
+        k: usize,
+        stream: &'a Arc<CudaStream>,
+        profile: &'a CudaSlice<u32>,
+        scores: &'a CudaSlice<i32>,
+        region: std::ops::Range<usize>,
+    ) -> ChunkLaunch<'a> {
+        let chunk = &self.chunks[k];
+        let scratch = self.scratch.as_ref().map(|buffer| Scratch {
+            buffer,
+            first_pair: region.start,
+            pairs: region.len(),
+        });
+        ChunkLaunch {
+            symbol: self
+                .plan
+                .kernel_for(1, chunk.longest, chunk.range.len())
+                .info()
+                .symbol,
+            device: &self.info,
+            stream,
+            functions: &self.functions,
+            chunk,
+            score_offset: self.local(chunk).start,
+            scores,
+            profile,
+            query_len: 0,
+            row_buffer: &self.row_buffer,
+            scratch,
+            sm_count: self.sm_count,
+            gaps: self.scoring.gaps.kernel_gaps(),
+            max_score: self.scoring.matrix.max_score(),
+            min_score: self.scoring.matrix.min_score(),
+            overlapping: !Arc::ptr_eq(stream, &self.stream),
+        }
+    }
+}
