@@ -42,6 +42,9 @@
 #            each query: warpsw's batches (the default), pairs only
 #            (--gpu-query-batch 2; hits compared) and CUDASW++4, each
 #            command's wall time too (QG_BATCH_CASES picks the cases);
+#   batchsweep  the batch step's cases with QG_SWEEP_BATCHES queries a
+#            batch (auto 64 128 256 512) and QG_SWEEP_PINS configurations
+#            pinned, warpsw alone;
 #   pairs    score-only searches of two queries a launch (the default)
 #            and of one (--one-query-a-launch) on the three databases, hits
 #            compared; configurations of two queries pinned
@@ -280,6 +283,30 @@ step_batch() {
         ./warpsw search -q "$queries" -d "$wdb" --matrix "$matrix" --gap-open "$open" --gap-extend "$extend" \
             --device gpu --top 2000 --evalue 1e300 --columns qseqid,score --quiet -o "$work/batch_${name}_top.tsv"
         python3 "$here/top_scores_agree.py" "$work/batch_cs4_$name.tsv" "$work/batch_${name}_top.tsv"
+    done
+}
+
+step_batchsweep() {
+    databases
+    for f in allvsall_sprot_4000_len100-500 ecoli_k12_proteome; do
+        [ -f "$f.fasta" ] || xz -dc "$f.fasta.xz" > "$f.fasta"
+    done
+    [ -f allvsall.wsw ] || ./warpsw makedb allvsall_sprot_4000_len100-500.fasta -o allvsall.wsw > /dev/null
+    # Queries a batch (--gpu-query-batch; `auto` the engine's own) and
+    # pinned configurations of two queries, score-only searches.
+    local cases=${QG_SWEEP_CASES:-allvsall:allvsall_sprot_4000_len100-500.fasta:allvsall.wsw:8:2:blosum50 ecoli:ecoli_k12_proteome.fasta:uniprot20k.wsw:10:1:blosum62 q20:queries.fasta:uniprot20k.wsw:10:1:blosum62}
+    for case in $cases; do
+        IFS=: read -r name queries wdb open extend matrix <<< "$case"
+        for batch in ${QG_SWEEP_BATCHES:-auto 64 128 256 512}; do
+            for pin in "" ${QG_SWEEP_PINS:-}; do
+                local args=
+                [ "$batch" != auto ] && args="--gpu-query-batch $batch"
+                WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw search -q "$queries" -d "$wdb" --matrix "$matrix" \
+                    --gap-open "$open" --gap-extend "$extend" --top 10 --device gpu $args \
+                    --columns qseqid,sseqid,score -o "$work/sweep_$name.tsv" > "$work/sweep_$name.log" 2>&1
+                echo "== $name, batch $batch${pin:+, pinned $pin}: $(grep -oE '[0-9.e+]+ cells in [0-9.]+ s = [0-9.]+ GCUPS' "$work/sweep_$name.log" | tail -1)"
+            done
+        done
     done
 }
 

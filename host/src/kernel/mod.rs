@@ -352,8 +352,14 @@ pub(crate) trait Adapter: Sync {
     }
 
     /// The profile rows of a batch of query pairs (longest first), as
-    /// [`Adapter::launch_batch`] reads them, and the words of a row.
-    fn batch_profile(&self, _pairs: &[[&[u8]; 2]], _matrix: &ScoreMatrix) -> (Vec<u32>, usize) {
+    /// [`Adapter::launch_batch`] reads them on chunks whose longest
+    /// sequences have `chunk_longest` residues, and the words of a row.
+    fn batch_profile(
+        &self,
+        _pairs: &[[&[u8]; 2]],
+        _matrix: &ScoreMatrix,
+        _chunk_longest: &[usize],
+    ) -> (Vec<u32>, usize) {
         (Vec::new(), 0)
     }
 

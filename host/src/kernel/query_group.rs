@@ -29,6 +29,7 @@ use std::sync::LazyLock;
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
+use gpu_kernels::query_group_i16x2::SLICE_COLUMNS;
 use gpu_kernels::query_group_i16x2::{
     CONFIGS, Halves, QueryGroupParams, Update, align_pass_emulated, batch_config_for, config_for,
     config_named, host_window, pair_config_for, pair_row_words, pair_rows, profile_row_words,
@@ -123,6 +124,23 @@ fn pair_config(query_len: usize, longest: usize) -> Result<usize> {
 /// has `longest` residues: the pinned one, or `batch_config_for`'s.
 fn batch_config(lens: &[usize], longest: usize) -> Result<usize> {
     Ok(pinned(Halves::Queries)?.unwrap_or_else(|| batch_config_for(lens, longest)))
+}
+
+/// Words of a batch's profile rows (entries of at most `lens` residues,
+/// longest first) for chunks whose longest sequences have
+/// `chunk_longest` residues: every column their passes read (at least
+/// the longest query's, in whole slices), each chunk's configuration
+/// [`batch_config`]'s (a pinned one that does not exist reads none: its
+/// launch says why).
+fn batch_row_words(lens: &[usize], chunk_longest: &[usize]) -> usize {
+    let first = lens.first().copied().unwrap_or(0);
+    let read = chunk_longest
+        .iter()
+        .filter_map(|&longest| batch_config(lens, longest).ok())
+        .map(|k| CONFIGS[k].passes(first) * CONFIGS[k].width())
+        .max()
+        .unwrap_or(0);
+    read.max(first).next_multiple_of(SLICE_COLUMNS)
 }
 
 /// The smallest and the largest score of a matrix, as a launch needs them
@@ -429,13 +447,21 @@ impl Adapter for QueryGroup {
         }
     }
 
-    fn batch_profile(&self, pairs: &[[&[u8]; 2]], matrix: &ScoreMatrix) -> (Vec<u32>, usize) {
-        let longest = pairs.iter().flatten().map(|q| q.len()).max().unwrap_or(0);
-        let row_words = pair_row_words(longest);
-        let rows = pairs
-            .iter()
-            .flat_map(|[low, high]| pair_rows_of(low, high, matrix, row_words))
-            .collect();
+    fn batch_profile(
+        &self,
+        pairs: &[[&[u8]; 2]],
+        matrix: &ScoreMatrix,
+        chunk_longest: &[usize],
+    ) -> (Vec<u32>, usize) {
+        use rayon::prelude::*;
+        let lens: Vec<usize> = pairs.iter().map(|[a, b]| a.len().max(b.len())).collect();
+        let row_words = batch_row_words(&lens, chunk_longest);
+        let mut rows = vec![0u32; pairs.len() * NUM_CODES * row_words];
+        rows.par_chunks_mut(NUM_CODES * row_words.max(1))
+            .zip(pairs)
+            .for_each(|(entry, [low, high])| {
+                entry.copy_from_slice(&pair_rows_of(low, high, matrix, row_words))
+            });
         (rows, row_words)
     }
 
@@ -463,7 +489,7 @@ impl Adapter for QueryGroup {
             entries > 0
                 && self.batches_queries(gaps, (l.min_score(), l.max_score()))
                 && lens.windows(2).all(|w| w[0] >= w[1])
-                && *row_words >= pair_row_words(lens[0])
+                && *row_words >= batch_row_words(lens, &[longest])
                 && l.profile_words() >= entries * NUM_CODES * row_words
                 && *high_offset >= threads
                 && *scores_stride >= high_offset + threads
@@ -506,7 +532,7 @@ impl Adapter for QueryGroup {
                 })
                 .collect();
         }
-        let (rows, row_words) = self.batch_profile(pairs, matrix);
+        let (rows, row_words) = self.batch_profile(pairs, matrix, &[chunk.longest()]);
         let k = batch_config(&lens, chunk.longest())?;
         let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps);
         let mut all = Vec::with_capacity(profiles.len());

@@ -156,7 +156,8 @@ impl GpuEngine {
             .map(|&(low, high)| [queries[low], high.map_or(&[][..], |h| queries[h])])
             .collect();
         let lens: Vec<usize> = pairs.iter().map(|p| p[0].len()).collect();
-        let (rows, row_words) = adapter.batch_profile(&pairs, &self.scoring.matrix);
+        let chunk_longest: Vec<usize> = self.chunks.iter().map(|c| c.longest).collect();
+        let (rows, row_words) = adapter.batch_profile(&pairs, &self.scoring.matrix, &chunk_longest);
         let batch = PairBatch {
             lens,
             row_words,
