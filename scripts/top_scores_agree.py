@@ -23,6 +23,9 @@ for row in list(csv.reader(open(sys.argv[1]), delimiter="\t"))[1:]:
 ws = collections.defaultdict(list)
 for row in list(csv.reader(open(sys.argv[2]), delimiter="\t"))[1:]:
     ws[row[0]].append(int(row[-1]))
-agree = sum(sorted(cs[q], reverse=True)[:10] == sorted(ws[q], reverse=True)[:10] for q in cs)
+differ = [q for q in cs if sorted(cs[q], reverse=True)[:10] != sorted(ws[q], reverse=True)[:10]]
+agree = len(cs) - len(differ)
 print(f"ten best scores by score, CUDASW++4 vs warpsw: {agree} of {len(cs)} queries agree")
+for q in differ[:5]:
+    print(f"  {q}: CUDASW++4 {sorted(cs[q], reverse=True)[:10]}, warpsw {sorted(ws[q], reverse=True)[:10]}")
 sys.exit(0 if cs and agree == len(cs) else 1)

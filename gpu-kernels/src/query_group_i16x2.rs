@@ -1039,13 +1039,24 @@ impl Config {
     /// window). A group aligns two sequences, or with two queries one.
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
-        let steps = (rows + self.lanes - 1).next_multiple_of(4);
+        self.passes(query_len) * self.lanes * (self.steps(rows) * self.step_cost() + 4000)
+    }
+
+    /// Steps of a pass over a sequence of `rows` residues (the wavefront
+    /// fills the group, in whole iterations of four).
+    pub const fn steps(&self, rows: usize) -> usize {
+        (rows + self.lanes - 1).next_multiple_of(4)
+    }
+
+    /// What a lane spends a step, in quarters of an instruction
+    /// ([`Config::cost`]).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const fn step_cost(&self) -> usize {
         let per_column = match self.halves {
             Halves::Sequences => 26,
             Halves::Queries => 23,
         };
-        let per_step = per_column * self.columns + 56;
-        self.passes(query_len) * self.lanes * (steps * per_step + 4000)
+        per_column * self.columns + 56
     }
 }
 
@@ -1226,19 +1237,47 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize) -> bool {
     2 * together < alone(a_len) + alone(b_len)
 }
 
+/// Cycles a warp takes per instruction in the steps' loop under load:
+/// ncu on g8_r20 of two queries (H100) counted 0.70 instructions issued a
+/// scheduler a cycle with 3.74 warps a scheduler.
+#[cfg(not(target_arch = "nvptx64"))]
+const WARP_CYCLES_PER_INSTRUCTION: f64 = 3.74 / 0.70;
+
+/// Instructions a multiprocessor issues a cycle (four schedulers at 0.70,
+/// as measured; in lane-instructions, 32 a warp's).
+#[cfg(not(target_arch = "nvptx64"))]
+const SM_LANE_INSTRUCTIONS_PER_CYCLE: f64 = 4.0 * 0.70 * 32.0;
+
 /// Which configuration of [`CONFIGS`] runs a batch of entries (module
 /// docs, *A batch of query pairs*), each two queries of at most `lens[e]`
-/// residues in the halves, on a chunk whose longest sequence has `rows`
-/// residues: the one of least [`Config::cost`] summed over the entries.
+/// residues in the halves (longest first), on a chunk of `groups`
+/// sequences whose longest has `rows` residues, on a GPU of `sm_count`
+/// multiprocessors: the one whose batch ends first by a two-part model.
+/// Its work ([`Config::cost`] of every entry, every group) spread over
+/// the GPU, or, if longer, its critical path: the first entry's passes,
+/// one launch after another, each as long as its longest warp's steps.
+/// A few long queries against long sequences take many passes, and their
+/// last ones run alone (20 standard queries against UniProt 20k, H100:
+/// 2,645 GCUPS with g16_r20 against 1,958 with g8_r20); many short ones
+/// are the work's (g8 ran 14 to 18 % faster than g16 on 4,000 sequences
+/// against themselves and on 4,136 E. coli proteins against UniProt 20k:
+/// benches/RESULTS.md).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn batch_config_for(lens: &[usize], rows: usize) -> usize {
+pub fn batch_config_for(lens: &[usize], rows: usize, groups: usize, sm_count: usize) -> usize {
+    let first = lens.first().copied().unwrap_or(0);
+    let cycles = |k: usize| -> f64 {
+        let c = CONFIGS[k];
+        let work: usize = lens.iter().map(|&m| c.cost(m, rows)).sum();
+        let spread = (groups * work) as f64
+            / 4.0
+            / (sm_count.max(1) as f64 * SM_LANE_INSTRUCTIONS_PER_CYCLE);
+        let serial = c.passes(first) * c.steps(rows) * c.step_cost();
+        let critical = serial as f64 / 4.0 * WARP_CYCLES_PER_INSTRUCTION;
+        spread.max(critical)
+    };
     (0..CONFIGS.len())
         .filter(|&k| CONFIGS[k].halves == Halves::Queries)
-        .min_by_key(|&k| {
-            lens.iter()
-                .map(|&m| CONFIGS[k].cost(m, rows))
-                .sum::<usize>()
-        })
+        .min_by(|&a, &b| cycles(a).total_cmp(&cycles(b)))
         .expect("two queries have configurations")
 }
 
@@ -1307,6 +1346,29 @@ mod tests {
                     assert_eq!(n, u32::from(columns.contains(&j)), "{} word {at}", c.symbol);
                 }
             }
+        }
+    }
+
+    /// A batch's configuration: a few long queries on long sequences take
+    /// the widest pass (their critical path), many short ones the
+    /// narrower groups (their work).
+    #[test]
+    fn batches_weigh_work_against_the_critical_path() {
+        let name = |k: usize| {
+            CONFIGS[k]
+                .symbol
+                .trim_start_matches("sw_query_group_i16x2_")
+        };
+        let few_long = [5478, 4743, 4061, 3005, 2005, 1000, 729, 567, 375, 189];
+        assert!(CONFIGS[batch_config_for(&few_long, 8081, 250, 132)].lanes == 16);
+        let many_short: Vec<usize> = (0..256).map(|e| 500 - 400 * e / 256).collect();
+        let k = batch_config_for(&many_short, 500, 4000, 132);
+        assert_eq!(CONFIGS[k].lanes, 8, "{}", name(k));
+        for (rows, groups) in [(300, 5000), (1000, 3000), (2000, 1000), (8081, 250)] {
+            let k = batch_config_for(&few_long, rows, groups, 132);
+            eprintln!("few long, {rows} rows, {groups} groups: {}", name(k));
+            let k = batch_config_for(&many_short, rows, groups, 132);
+            eprintln!("many short, {rows} rows, {groups} groups: {}", name(k));
         }
     }
 

@@ -33,7 +33,7 @@ use std::str::FromStr;
 use gpu_kernels::recurrence::Gaps;
 
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, PairBatch};
+use crate::engine::gpu::launch::{BatchChunk, ChunkLaunch, PairBatch};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -352,22 +352,23 @@ pub(crate) trait Adapter: Sync {
     }
 
     /// The profile rows of a batch of query pairs (longest first), as
-    /// [`Adapter::launch_batch`] reads them on chunks whose longest
-    /// sequences have `chunk_longest` residues, and the words of a row.
+    /// [`Adapter::launch_batch`] reads them on `chunks` on a GPU of
+    /// `sm_count` multiprocessors, and the words of a row.
     fn batch_profile(
         &self,
         _pairs: &[[&[u8]; 2]],
         _matrix: &ScoreMatrix,
-        _chunk_longest: &[usize],
+        _chunks: &[BatchChunk],
+        _sm_count: usize,
     ) -> (Vec<u32>, usize) {
         (Vec::new(), 0)
     }
 
     /// Column scratch (pairs of i32) a batch of query pairs of at most
-    /// `lens` residues (longest first) needs on a chunk of `threads`
-    /// sequences, the longest of `longest` residues, for all its groups in
-    /// one launch a pass.
-    fn batch_scratch_pairs(&self, _lens: &[usize], _threads: usize, _longest: usize) -> usize {
+    /// `lens` residues (longest first) needs on `chunk` on a GPU of
+    /// `sm_count` multiprocessors, for all its groups in one launch a
+    /// pass.
+    fn batch_scratch_pairs(&self, _lens: &[usize], _chunk: BatchChunk, _sm_count: usize) -> usize {
         0
     }
 

@@ -42,7 +42,9 @@ use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
 use super::{Adapter, each_alone};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, vector_grid};
+use crate::engine::gpu::launch::{
+    BatchChunk, ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, vector_grid,
+};
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
@@ -120,23 +122,25 @@ fn pair_config(query_len: usize, longest: usize) -> Result<usize> {
 }
 
 /// The configuration for a batch of entries of two queries of at most
-/// `lens` residues each (longest first) on a chunk whose longest sequence
-/// has `longest` residues: the pinned one, or `batch_config_for`'s.
-fn batch_config(lens: &[usize], longest: usize) -> Result<usize> {
-    Ok(pinned(Halves::Queries)?.unwrap_or_else(|| batch_config_for(lens, longest)))
+/// `lens` residues each (longest first) on `chunk` on a GPU of `sm_count`
+/// multiprocessors: the pinned one, or `batch_config_for`'s.
+fn batch_config(lens: &[usize], chunk: BatchChunk, sm_count: usize) -> Result<usize> {
+    let BatchChunk { longest, sequences } = chunk;
+    Ok(pinned(Halves::Queries)?
+        .unwrap_or_else(|| batch_config_for(lens, longest, sequences, sm_count)))
 }
 
 /// Words of a batch's profile rows (entries of at most `lens` residues,
-/// longest first) for chunks whose longest sequences have
-/// `chunk_longest` residues: every column their passes read (at least
+/// longest first) for `chunks` on a GPU of `sm_count` multiprocessors:
+/// every column their passes read (at least
 /// the longest query's, in whole slices), each chunk's configuration
 /// [`batch_config`]'s (a pinned one that does not exist reads none: its
 /// launch says why).
-fn batch_row_words(lens: &[usize], chunk_longest: &[usize]) -> usize {
+fn batch_row_words(lens: &[usize], chunks: &[BatchChunk], sm_count: usize) -> usize {
     let first = lens.first().copied().unwrap_or(0);
-    let read = chunk_longest
+    let read = chunks
         .iter()
-        .filter_map(|&longest| batch_config(lens, longest).ok())
+        .filter_map(|&chunk| batch_config(lens, chunk, sm_count).ok())
         .map(|k| CONFIGS[k].passes(first) * CONFIGS[k].width())
         .max()
         .unwrap_or(0);
@@ -451,11 +455,12 @@ impl Adapter for QueryGroup {
         &self,
         pairs: &[[&[u8]; 2]],
         matrix: &ScoreMatrix,
-        chunk_longest: &[usize],
+        chunks: &[BatchChunk],
+        sm_count: usize,
     ) -> (Vec<u32>, usize) {
         use rayon::prelude::*;
         let lens: Vec<usize> = pairs.iter().map(|[a, b]| a.len().max(b.len())).collect();
-        let row_words = batch_row_words(&lens, chunk_longest);
+        let row_words = batch_row_words(&lens, chunks, sm_count);
         let mut rows = vec![0u32; pairs.len() * NUM_CODES * row_words];
         rows.par_chunks_mut(NUM_CODES * row_words.max(1))
             .zip(pairs)
@@ -465,13 +470,13 @@ impl Adapter for QueryGroup {
         (rows, row_words)
     }
 
-    fn batch_scratch_pairs(&self, lens: &[usize], threads: usize, longest: usize) -> usize {
-        let (Some(&first), Ok(k)) = (lens.first(), batch_config(lens, longest)) else {
+    fn batch_scratch_pairs(&self, lens: &[usize], chunk: BatchChunk, sm_count: usize) -> usize {
+        let (Some(&first), Ok(k)) = (lens.first(), batch_config(lens, chunk, sm_count)) else {
             return 0; // nothing to launch, or the launch says why
         };
         match CONFIGS[k].passes(first) {
             1 => 0,
-            _ => lens.len() * threads * scratch_slots(longest),
+            _ => lens.len() * chunk.sequences * scratch_slots(chunk.longest),
         }
     }
 
@@ -482,14 +487,18 @@ impl Adapter for QueryGroup {
             scores_stride,
             high_offset,
         } = batch;
-        let (gaps, longest, threads) = (l.gaps(), l.longest(), l.sequences());
+        let (gaps, threads) = (l.gaps(), l.sequences());
+        let chunk = BatchChunk {
+            longest: l.longest(),
+            sequences: threads,
+        };
         let entries = lens.len();
         let last_scores = (entries.max(1) - 1) * scores_stride + high_offset + threads;
         l.check_sizes(
             entries > 0
                 && self.batches_queries(gaps, (l.min_score(), l.max_score()))
                 && lens.windows(2).all(|w| w[0] >= w[1])
-                && *row_words >= batch_row_words(lens, &[longest])
+                && *row_words >= batch_row_words(lens, &[chunk], l.sm_count())
                 && l.profile_words() >= entries * NUM_CODES * row_words
                 && *high_offset >= threads
                 && *scores_stride >= high_offset + threads
@@ -497,7 +506,7 @@ impl Adapter for QueryGroup {
                 && u32::try_from(NUM_CODES * row_words).is_ok()
                 && u32::try_from(*scores_stride).is_ok(),
         )?;
-        let k = batch_config(lens, longest)?;
+        let k = batch_config(lens, chunk, l.sm_count())?;
         let entries = Entries {
             passes: lens.iter().map(|&m| CONFIGS[k].passes(m)).collect(),
             profile_stride: NUM_CODES * row_words,
@@ -532,8 +541,12 @@ impl Adapter for QueryGroup {
                 })
                 .collect();
         }
-        let (rows, row_words) = self.batch_profile(pairs, matrix, &[chunk.longest()]);
-        let k = batch_config(&lens, chunk.longest())?;
+        let shape = BatchChunk {
+            longest: chunk.longest(),
+            sequences: chunk.sequences(),
+        };
+        let (rows, row_words) = self.batch_profile(pairs, matrix, &[shape], EMULATED_SM_COUNT);
+        let k = batch_config(&lens, shape, EMULATED_SM_COUNT)?;
         let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps);
         let mut all = Vec::with_capacity(profiles.len());
         for (scores, profiles) in entries.iter().flatten().zip(profiles) {
@@ -718,6 +731,10 @@ fn queue_passes(
     }
     Ok(())
 }
+
+/// Multiprocessors the emulated run of a batch chooses its configuration
+/// for (an H100's).
+const EMULATED_SM_COUNT: usize = 132;
 
 /// Pairs a launch of the emulated run aligns: few and odd, so that pieces
 /// of a chunk start and end inside warps, as on the GPU when the scratch

@@ -38,6 +38,16 @@ pub(crate) struct DeviceChunk {
     pub lengths: CudaSlice<u32>,
 }
 
+impl DeviceChunk {
+    /// The chunk as a batch's configuration sees it.
+    pub fn shape(&self) -> BatchChunk {
+        BatchChunk {
+            longest: self.longest,
+            sequences: self.range.len(),
+        }
+    }
+}
+
 /// The entry points of the kernels' module, by PTX symbol.
 pub(crate) type Functions = HashMap<&'static str, CudaFunction>;
 
@@ -93,6 +103,15 @@ pub struct PairBatch {
     pub scores_stride: usize,
     /// Scores from an entry's low query's to its high query's.
     pub high_offset: usize,
+}
+
+/// A chunk as a batch's configuration sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchChunk {
+    /// Residues of its longest sequence.
+    pub longest: usize,
+    /// Its sequences.
+    pub sequences: usize,
 }
 
 /// Which work buffer a launch uses.

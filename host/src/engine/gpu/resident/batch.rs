@@ -22,14 +22,22 @@ use gpu_kernels::simt_i16x2::SCORE_LIMIT;
 
 use super::GpuEngine;
 use crate::engine::Engine;
-use crate::engine::gpu::launch::{ChunkLaunch, PairBatch, Scratch};
+use crate::engine::gpu::launch::{BatchChunk, ChunkLaunch, DeviceChunk, PairBatch, Scratch};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 
 /// Groups of lanes (one per database sequence and entry) a batch aims to
 /// give each multiprocessor: many waves, so that the last wave of a
-/// launch is a small part of it.
-pub const BATCH_GROUPS_PER_SM: usize = 1024;
+/// launch, a batch's fixed costs (its profiles up, its scores back) and
+/// the last passes of its longest queries are a small part of it. On an
+/// H100 (benches/RESULTS.md, "Many queries in one launch"), the 4,136
+/// E. coli proteins against UniProt 20k ran at 1,680 GCUPS in batches of
+/// 14 queries (1,024 groups a multiprocessor), 2,417 of 64, 2,602 of
+/// 128, 2,748 of 256 and 2,799 of 512; the 4,000 Swiss-Prot sequences
+/// against themselves at 2,017 in batches of 68, 2,142 of 256, 2,130 of
+/// 512. So a batch takes what memory and [`MAX_BATCH_QUERIES`] allow on
+/// a database of up to about 50,000 sequences.
+pub const BATCH_GROUPS_PER_SM: usize = 32 * 1024;
 
 /// The most queries in one batch.
 pub const MAX_BATCH_QUERIES: usize = 512;
@@ -117,13 +125,13 @@ impl GpuEngine {
             return 0;
         };
         // The longest query a configuration of one pass cannot take.
-        let long = [usize::MAX / 4];
+        let long = [2 * gpu_kernels::query_group_i16x2::MAX_PASS_COLUMNS];
         self.chunks
             .iter()
             .map(|c| {
                 kernel
                     .adapter()
-                    .batch_scratch_pairs(&long, c.range.len(), c.longest)
+                    .batch_scratch_pairs(&long, c.shape(), self.sm_count)
             })
             .sum()
     }
@@ -156,8 +164,9 @@ impl GpuEngine {
             .map(|&(low, high)| [queries[low], high.map_or(&[][..], |h| queries[h])])
             .collect();
         let lens: Vec<usize> = pairs.iter().map(|p| p[0].len()).collect();
-        let chunk_longest: Vec<usize> = self.chunks.iter().map(|c| c.longest).collect();
-        let (rows, row_words) = adapter.batch_profile(&pairs, &self.scoring.matrix, &chunk_longest);
+        let shapes: Vec<BatchChunk> = self.chunks.iter().map(DeviceChunk::shape).collect();
+        let (rows, row_words) =
+            adapter.batch_profile(&pairs, &self.scoring.matrix, &shapes, self.sm_count);
         let batch = PairBatch {
             lens,
             row_words,
@@ -168,10 +177,9 @@ impl GpuEngine {
         // Each chunk's border scratch, side by side where the kernel
         // allows and the limit holds them, else one region for all.
         let gaps = self.scoring.gaps.kernel_gaps();
-        let needs: Vec<usize> = self
-            .chunks
+        let needs: Vec<usize> = shapes
             .iter()
-            .map(|c| adapter.batch_scratch_pairs(&batch.lens, c.range.len(), c.longest))
+            .map(|&c| adapter.batch_scratch_pairs(&batch.lens, c, self.sm_count))
             .collect();
         let side_by_side = !self.workers.is_empty()
             && adapter.overlaps(gaps)
