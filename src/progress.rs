@@ -31,7 +31,7 @@ impl CellProgress {
     pub fn with_target(total_cells: u128, what: &str, target: ProgressDrawTarget) -> CellProgress {
         let bar = ProgressBar::with_draw_target(Some(saturate(total_cells)), target);
         let template = format!(
-            "{{bar:40}} {{percent:>3}}% of {{total_cells}} cells{what}, {{gcups}}, {{elapsed}} ({{eta}} left)"
+            "{{bar:40}} {{percent:>3}}% of {{total_cells}} cells{what}{{msg}}, {{gcups}}, {{elapsed}} ({{eta}} left)"
         );
         bar.set_style(
             ProgressStyle::with_template(&template)
@@ -63,6 +63,13 @@ impl CellProgress {
     }
 
     /// Runs `f` (which prints to standard error) with the bar out of the way.
+    /// Shows `done` of `total` queries scored beside the cells: a search
+    /// of many queries (scored in batches of hundreds) moves by queries.
+    pub fn queries_scored(&self, done: usize, total: usize) {
+        self.bar
+            .set_message(format!(", {done} of {total} queries scored"));
+    }
+
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
     }
@@ -88,5 +95,7 @@ mod tests {
         progress.advance(5147 * 300);
         assert_eq!(progress.bar.position(), 1_544_100);
         assert_eq!(saturate(u128::MAX), u64::MAX);
+        progress.queries_scored(512, 4136);
+        assert_eq!(progress.bar.message(), ", 512 of 4136 queries scored");
     }
 }

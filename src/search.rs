@@ -491,6 +491,9 @@ pub fn search<S: Scorer>(
                     }
                 }
                 next += batch.len();
+                if queries.len() > 1 {
+                    bar.queries_scored(next, queries.len());
+                }
                 if !has_report
                     || report_done.load(Ordering::Acquire)
                     || scores.len() * query_bytes >= MAX_SCORES_AHEAD_BYTES

@@ -18,6 +18,11 @@
 //! ([`crate::kernel::Adapter::pairs_queries`]) runs them together, the
 //! others run each query alone, one after the other on the chunk's stream;
 //! the second query's scores have a buffer of their own.
+//!
+//! Where every chunk runs a kernel that batches query pairs
+//! ([`crate::kernel::Adapter::batches_queries`]), more than two queries
+//! are scored in batches of up to hundreds, each launch taking the whole
+//! batch ([`batch`]): what fills the GPU on a small database.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -170,6 +175,8 @@ pub struct GpuEngine {
     pair_queries: bool,
     /// Queries a batch of query pairs takes ([`batch`]; 2 or fewer: none).
     query_batch: usize,
+    /// What [`GpuEngineBuilder::query_batch`] asked for.
+    query_batch_asked: Option<usize>,
     batch: batch::BatchBuffers,
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
@@ -409,7 +416,8 @@ impl GpuEngineBuilder {
             query: Vec::new(),
             partner: None,
             pair_queries,
-            query_batch: query_batch.unwrap_or(usize::MAX),
+            query_batch: 0,
+            query_batch_asked: query_batch,
             batch: batch::BatchBuffers::default(),
             upload_seconds,
             pack_seconds,
@@ -426,12 +434,11 @@ impl GpuEngine {
     fn size_query_batch(&mut self) {
         let per_entry = self.batch_scratch_per_entry().max(1);
         let memory_entries = (self.overlap_scratch_limit / per_entry).max(1);
-        let fills = batch::auto_batch_queries(self.sm_count, self.positions.len(), memory_entries);
-        let asked = match self.query_batch {
-            usize::MAX => fills,
-            asked => asked.min(2 * memory_entries),
+        let batch = match self.query_batch_asked {
+            None => batch::auto_batch_queries(self.sm_count, self.positions.len(), memory_entries),
+            Some(asked) => asked.min(2 * memory_entries),
         };
-        self.query_batch = if self.pair_queries { asked } else { 0 };
+        self.query_batch = if self.pair_queries { batch } else { 0 };
     }
 
     /// Queries a batch of query pairs takes (2 or fewer: none, pairs at

@@ -195,6 +195,17 @@ impl GpuEngine {
             false => {
                 let most = needs.iter().copied().max().unwrap_or(0);
                 let shared = most.min(self.overlap_scratch_limit.max(1));
+                // A launch takes at least one group of every entry: where
+                // the limit holds not even that, pairs as before.
+                let least = needs
+                    .iter()
+                    .zip(&shapes)
+                    .map(|(&pairs, c)| pairs.div_ceil(c.sequences.max(1)))
+                    .max()
+                    .unwrap_or(0);
+                if shared < least {
+                    return self.score_paired(queries, progress);
+                }
                 vec![0..shared; needs.len()]
             }
         };
