@@ -397,13 +397,7 @@ pub(crate) trait Adapter: Sync {
         _matrix: &ScoreMatrix,
         gaps: Gaps,
     ) -> Result<Vec<Vec<i32>>> {
-        profiles
-            .iter()
-            .map(|p| match p.is_empty() {
-                true => Ok(Vec::new()),
-                false => self.run_emulated(chunk, p, gaps),
-            })
-            .collect()
+        each_query_alone(self, chunk, profiles, gaps)
     }
 
     /// Whether launches of this kernel on different chunks may run side by
@@ -422,6 +416,25 @@ pub(crate) trait Adapter: Sync {
     fn after_overlap(&self, _launch: &ChunkLaunch<'_>) -> Result<()> {
         Ok(())
     }
+}
+
+/// Each of a batch's queries' scores of one chunk by `adapter`'s own
+/// emulated run ([`Adapter::run_emulated`]; an empty profile, an absent
+/// query's, gives no scores): how a kernel that does not batch them runs
+/// them.
+pub(crate) fn each_query_alone<A: Adapter + ?Sized>(
+    adapter: &A,
+    chunk: &PackedChunk,
+    profiles: &[&[u32]],
+    gaps: Gaps,
+) -> Result<Vec<Vec<i32>>> {
+    profiles
+        .iter()
+        .map(|p| match p.is_empty() {
+            true => Ok(Vec::new()),
+            false => adapter.run_emulated(chunk, p, gaps),
+        })
+        .collect()
 }
 
 /// Two queries' scores of one chunk, each by `adapter`'s own emulated run

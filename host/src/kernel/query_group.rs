@@ -40,7 +40,7 @@ use gpu_kernels::{group_i16x2, simt_i16x2};
 
 use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
-use super::{Adapter, each_alone};
+use super::{Adapter, each_alone, each_query_alone};
 use crate::db::PackedChunk;
 use crate::engine::gpu::launch::{
     BatchChunk, ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, vector_grid,
@@ -533,13 +533,7 @@ impl Adapter for QueryGroup {
             ));
         }
         if !self.batches_queries(gaps, range) || pairs.is_empty() {
-            return profiles
-                .iter()
-                .map(|p| match p.is_empty() {
-                    true => Ok(Vec::new()),
-                    false => self.run_emulated(chunk, p, gaps),
-                })
-                .collect();
+            return each_query_alone(self, chunk, profiles, gaps);
         }
         let shape = BatchChunk {
             longest: chunk.longest(),
