@@ -62,7 +62,6 @@ impl CellProgress {
         self.bar.inc(saturate(cells));
     }
 
-    /// Runs `f` (which prints to standard error) with the bar out of the way.
     /// Shows `done` of `total` queries scored beside the cells: a search
     /// of many queries (scored in batches of hundreds) moves by queries.
     pub fn queries_scored(&self, done: usize, total: usize) {
@@ -70,6 +69,7 @@ impl CellProgress {
             .set_message(format!(", {done} of {total} queries scored"));
     }
 
+    /// Runs `f` (which prints to standard error) with the bar out of the way.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
     }

@@ -767,6 +767,16 @@ fn top_zero_and_devices_with_cpu_are_errors() {
         err.contains("--one-query-a-launch") && err.contains("--device cpu"),
         "{err}"
     );
+    let err = failing_search(&q, &d, &["--gpu-query-batch", "64"]);
+    assert!(
+        err.contains("--gpu-query-batch 64") && err.contains("--device cpu"),
+        "{err}"
+    );
+    let err = failing_search(&q, &d, &["--gpu-query-batch", "513"]);
+    assert!(
+        err.contains("--gpu-query-batch") && err.contains("1..=512"),
+        "{err}"
+    );
 }
 
 #[test]

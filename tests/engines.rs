@@ -159,6 +159,49 @@ fn cpu_engine_reports_progress_per_chunk() {
     assert_eq!(engine.database_residues(), db.total_residues());
 }
 
+/// A small database on the CPU: its queries side by side, a batch of
+/// several (the chunks alone leave threads idle), each query's scores the
+/// reference's and its progress adding up to the batch's cells; a large
+/// database one query at a time.
+#[test]
+fn cpu_engine_scores_queries_side_by_side_on_a_small_database() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let mut rng = hay::rng(32);
+    let db = Arc::new(hay::database(hay::skewed_sequences(
+        &mut rng, 20, 400, true,
+    )));
+    let scoring = hay::blosum62(11, 1);
+    let mut queries: Vec<Vec<u8>> = (0..9)
+        .map(|i| hay::random_codes(&mut rng, 20 + 37 * i, false))
+        .collect();
+    queries.insert(3, Vec::new());
+    let refs: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    for kernel in hay::kernels_and_auto() {
+        let plan = hay::plan(kernel, Target::Cpu, &db, &scoring);
+        let mut engine = CpuEngine::new(db.clone(), scoring.clone(), plan);
+        assert!(engine.batch_len() > 1, "{kernel}: {}", engine.batch_len());
+        let cells = AtomicU64::new(0);
+        let got = engine
+            .score_batch_reporting(&refs, &|c| {
+                cells.fetch_add(c, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(
+            cells.into_inner(),
+            host::engine::batch_cells(&refs, db.total_residues())
+        );
+        for (query, scores) in queries.iter().zip(&got) {
+            let want: Vec<i32> = (0..db.len())
+                .map(|i| local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect();
+            assert_eq!(scores, &want, "{kernel}, query length {}", query.len());
+        }
+    }
+    let threads = rayon::current_num_threads();
+    let large = host::engine::cpu::cpu_batch_len(8 * threads, threads, 16 * 8 * threads);
+    assert_eq!(large, 1);
+}
+
 /// `auto`'s group plan split by `--auto-query-group` (as resolved for a
 /// GPU with DPX), run by the CPU engine with the kernels' own source:
 /// `query-group-i16x2` on the chunks up to the split, `group-i16x2`

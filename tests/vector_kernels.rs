@@ -642,6 +642,47 @@ fn query_group_batches_match_the_oracle() {
     check_query_batch(&queries, &seqs, &scoring, 3);
 }
 
+/// A batch against a chunk of no sequences: every query's scores, each
+/// empty (none left out).
+#[test]
+fn a_query_batch_on_an_empty_chunk_gives_every_query_no_scores() {
+    use host::kernel::Kernel;
+    let mut rng = StdRng::seed_from_u64(13);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let db = hay::database(vec![random_codes(&mut rng, 40)]);
+    let chunk = PackedChunk::pack(&db, 0..0);
+    let queries: Vec<Vec<u8>> = [300, 200, 100, 50, 20]
+        .iter()
+        .map(|&m| random_codes(&mut rng, m))
+        .collect();
+    let pairs: Vec<[&[u8]; 2]> = vec![
+        [&queries[0], &queries[1]],
+        [&queries[2], &queries[3]],
+        [&queries[4], &[]],
+    ];
+    let kernel = Kernel::QueryGroupI16x2;
+    let owned: Vec<Vec<u32>> = pairs
+        .iter()
+        .flatten()
+        .map(|q| match q.is_empty() {
+            true => Vec::new(),
+            false => kernel.profile(q, &matrix),
+        })
+        .collect();
+    let profiles: Vec<&[u32]> = owned.iter().map(|p| &p[..]).collect();
+    let scores = kernel
+        .run_emulated_batch(
+            &chunk,
+            &profiles,
+            &pairs,
+            &matrix,
+            GapPenalty::new(11, 1).unwrap().kernel_gaps(),
+        )
+        .unwrap();
+    assert_eq!(scores.len(), profiles.len());
+    assert!(scores.iter().all(Vec::is_empty));
+}
+
 /// Every configuration of the query-group kernel on queries shorter than
 /// a group, one column short of a pass, a whole pass, one column past it
 /// and several passes; pairs of unequal lengths (rows past the shorter

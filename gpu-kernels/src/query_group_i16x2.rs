@@ -157,7 +157,11 @@
 //! entries that have it, a prefix of the batch, so the grid's rows are
 //! the entries still running. An entry's columns past its queries' ends
 //! score the pad score, as with one entry, and each block copies its own
-//! entry's window, so nothing of one entry reaches another's.
+//! entry's window, so nothing of one entry reaches another's. Every entry
+//! of a launch reads the first entry's `passes`: a shorter entry's scores
+//! are the maximum over the passes it has (each pass raises them), and on
+//! its last pass it still writes a border for a pass that never comes, to
+//! its own scratch block, which nothing reads.
 //!
 //! # Padding
 //! Rows past a sequence's end are the pad code, columns past the query's
@@ -399,7 +403,8 @@ pub struct QueryGroupParams {
     /// (null when `passes` is 1).
     pub scratch: *mut u32,
     /// Words per profile row ([`profile_row_words`] of the query; with
-    /// two queries [`pair_row_words`] of the longer).
+    /// two queries [`pair_row_words`] of the longer; in a batch, one
+    /// width for every entry, at least that of its longest query).
     pub row_words: u32,
     /// Number of sequences in the chunk.
     pub threads: u32,
@@ -1073,9 +1078,11 @@ macro_rules! query_group_configs {
             ///
             /// # Safety
             /// [`align_pass`]'s duties for every pair but the window's (the
-            /// entry point copies it); blocks a multiple of 32 threads, at
-            /// most [`crate::group_i16x2::BLOCK_THREADS`], with
-            /// [`Config::window_bytes`] of dynamic shared memory.
+            /// entry point copies it) of every entry its grid's rows take
+            /// ([`QueryGroupParams::entry`]'s for the grid's `gridDim.y`
+            /// entries; a grid of one row: `p` itself); blocks a multiple of
+            /// 32 threads, at most [`crate::group_i16x2::BLOCK_THREADS`],
+            /// with [`Config::window_bytes`] of dynamic shared memory.
             #[cfg(target_arch = "nvptx64")]
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {

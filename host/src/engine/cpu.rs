@@ -1,6 +1,11 @@
 //! The CPU engine: one rayon task per chunk. It is what runs when there is
 //! no GPU, and what CI uses to test the kernels.
 //!
+//! A database of a few chunks leaves threads idle for one query, so the
+//! engine takes its queries in batches ([`cpu_batch_len`]) and scores
+//! them side by side, a task per query and chunk; each query's scores are
+//! those it gets alone.
+//!
 //! `simt` (and `auto`, whose plan on a CPU is `simt`) runs its inter-sequence
 //! SIMD form ([`crate::kernel::inter_sequence`]): the SIMT kernel with
 //! sixteen of its threads in the lanes of one SIMD vector. Every other
@@ -27,6 +32,27 @@ const CPU_CHUNK_SEQUENCES: usize = 16;
 /// (a few million residues) is packed alone rather than with fifteen others
 /// each padded to its length. Ordinary databases are untouched.
 const CPU_CHUNK_BYTES: usize = 256 << 20;
+
+/// Tasks (a query against a chunk) a batch aims to give each thread:
+/// enough that uneven chunks even out.
+const TASKS_PER_THREAD: usize = 8;
+
+/// Queries the CPU engine scores side by side over `chunks` chunks of a
+/// database of `sequences` sequences with `threads` threads: one where the
+/// chunks alone give every thread [`TASKS_PER_THREAD`] tasks, else as many
+/// as do, within [`super::multi::batch_len_for`]'s memory for scores.
+///
+/// ```
+/// use host::engine::cpu::cpu_batch_len;
+/// assert_eq!(cpu_batch_len(250, 16, 4_000), 1);
+/// assert_eq!(cpu_batch_len(2, 16, 20), 64);
+/// ```
+pub fn cpu_batch_len(chunks: usize, threads: usize, sequences: usize) -> usize {
+    (TASKS_PER_THREAD * threads)
+        .div_ceil(chunks.max(1))
+        .min(super::multi::batch_len_for(sequences))
+        .max(1)
+}
 
 /// Runs the kernels on the host's cores.
 pub struct CpuEngine {
@@ -80,13 +106,22 @@ impl Engine for CpuEngine {
         self.score_reporting(query, &|_| ())
     }
 
+    fn batch_len(&self) -> usize {
+        cpu_batch_len(
+            self.chunks.len(),
+            rayon::current_num_threads(),
+            self.db.len(),
+        )
+    }
+
+    /// The queries side by side, each over every chunk (module docs).
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
         queries
-            .iter()
+            .par_iter()
             .map(|q| self.score_reporting(q, progress))
             .collect()
     }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crate::db::Database;
 use crate::dispatch::Policy;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelChoice, Plan, Target};
+use crate::kernel::{Kernel, KernelChoice, Plan, Target};
 use crate::scoring::Scoring;
 
 /// Scores a query against a resident database.
@@ -165,6 +165,32 @@ impl Default for SearchOptions {
     }
 }
 
+/// The notice for `--gpu-query-batch` (`options.query_batch`) asked of a
+/// search of several queries whose engine batches `batch_len` of them (2
+/// or fewer: none), `why` it cannot; `None` where it applies or was not
+/// asked for.
+fn unused_query_batch(
+    options: &SearchOptions,
+    batch_len: usize,
+    why: impl FnOnce() -> String,
+) -> Option<String> {
+    let asked = options.query_batch.filter(|&b| b > 2)?;
+    (options.queries > 2 && batch_len <= 2).then(|| {
+        format!(
+            "--gpu-query-batch {asked} has no effect: {}; queries are scored one or two at a time",
+            why()
+        )
+    })
+}
+
+/// `first`, then `second`, as one notice.
+fn join_notices(first: Option<String>, second: String) -> String {
+    match first {
+        Some(first) => format!("{first}; {second}"),
+        None => second,
+    }
+}
+
 /// Opens an engine for `db` at `placement`: the CPU, one GPU holding the
 /// database or streaming it in parts, or several GPUs sharing it by
 /// `options.policy`; `auto` becomes each device's [`Plan`] here.
@@ -187,62 +213,93 @@ pub fn open(
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
         let selected = gpu::selected_devices(wanted.as_deref())?;
-        let plans: Vec<Plan> = selected
-            .iter()
-            .map(|d| {
-                let target = Target::Gpu {
-                    capability: d.compute_capability,
-                };
-                Plan::for_search(options.kernel, target, &db, gaps, options.batches(&scoring))
-            })
-            .collect();
+        let plan_for = |device: &gpu::DeviceInfo, batches: bool| {
+            let target = Target::Gpu {
+                capability: device.compute_capability,
+            };
+            Plan::for_search(options.kernel, target, &db, gaps, batches)
+        };
+        let plans: Vec<Plan> = selected.iter().map(|d| plan_for(d, false)).collect();
         // What the engine says it does: `auto` as on the oldest GPU.
         let oldest = (0..selected.len())
             .min_by_key(|&k| selected[k].compute_capability)
             .ok_or(Error::NoDevice)?;
-        let notice = plans[oldest].notice().map(str::to_string);
+        let mut notice = plans[oldest].notice().map(str::to_string);
         let ordinals: Vec<usize> = selected.iter().map(|d| d.ordinal).collect();
         // The smallest GPU decides whether the database stays resident.
         let budget = options.memory.smallest_free(&ordinals)?;
-        let (engine, upload_seconds): (Box<dyn Engine>, f64) =
-            match (&ordinals[..], budget.holds(&db)) {
-                ([ordinal], true) => {
-                    let engine =
-                        gpu::GpuEngine::builder(*ordinal, scoring.clone(), plans[0].clone())
-                            .streams(options.streams)
-                            .pair_queries(options.pair_queries)
-                            .query_batch(options.query_batch)
-                            .database(&db, budget)?;
-                    let seconds = engine.upload_seconds();
-                    (Box::new(engine), seconds)
+        let holds = budget.holds(&db);
+        let resident_one = ordinals.len() == 1 && holds;
+        let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], holds) {
+            ([ordinal], true) => {
+                // Batches of queries only here: the one GPU that holds
+                // the database scores them.
+                let open = |plan: Plan| {
+                    gpu::GpuEngine::builder(*ordinal, scoring.clone(), plan)
+                        .streams(options.streams)
+                        .pair_queries(options.pair_queries)
+                        .query_batch(options.query_batch)
+                        .database(&db, budget)
+                };
+                let batched = plan_for(&selected[0], options.batches(&scoring));
+                let mut engine = open(batched.clone())?;
+                if batched != plans[0] && engine.query_batch_len() == 0 {
+                    // The memory holds no batch: the plan of one query
+                    // at a time.
+                    engine = open(plans[0].clone())?;
                 }
-                ([ordinal], false) => {
-                    let engine = parted::PartedGpuEngine::new(
-                        *ordinal,
-                        &db,
-                        scoring.clone(),
-                        plans[0].clone(),
-                        budget,
-                    )?;
-                    (Box::new(engine), started.elapsed().as_secs_f64())
+                notice = engine.plan().notice().map(str::to_string);
+                let why = || match options.batches(&scoring) {
+                    false => "these scores do not fit query-group-i16x2's 16-bit update".into(),
+                    true if engine.plan().kernels() != [Kernel::QueryGroupI16x2] => format!(
+                        "kernel {} scores one query at a time (batches need \
+                             query-group-i16x2 on every chunk: --kernel auto on a database \
+                             of fewer than {} sequences, or --kernel query-group-i16x2)",
+                        engine.plan(),
+                        crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
+                    ),
+                    true => "the GPU memory holds no batch".into(),
+                };
+                if let Some(unused) = unused_query_batch(options, engine.query_batch_len(), why) {
+                    notice = Some(join_notices(notice, unused));
                 }
-                (_, true) => {
-                    let (engine, seconds) =
-                        multi::open_gpus(&selected, &plans, &db, &scoring, options.policy, budget)?;
-                    (Box::new(engine), seconds)
-                }
-                (_, false) => {
-                    let (engine, seconds) = parted::open_streamed_gpus(
-                        &selected,
-                        &plans,
-                        &db,
-                        &scoring,
-                        options.policy,
-                        budget,
-                    )?;
-                    (Box::new(engine), seconds)
-                }
-            };
+                let seconds = engine.upload_seconds();
+                (Box::new(engine), seconds)
+            }
+            ([ordinal], false) => {
+                let engine = parted::PartedGpuEngine::new(
+                    *ordinal,
+                    &db,
+                    scoring.clone(),
+                    plans[0].clone(),
+                    budget,
+                )?;
+                (Box::new(engine), started.elapsed().as_secs_f64())
+            }
+            (_, true) => {
+                let (engine, seconds) =
+                    multi::open_gpus(&selected, &plans, &db, &scoring, options.policy, budget)?;
+                (Box::new(engine), seconds)
+            }
+            (_, false) => {
+                let (engine, seconds) = parted::open_streamed_gpus(
+                    &selected,
+                    &plans,
+                    &db,
+                    &scoring,
+                    options.policy,
+                    budget,
+                )?;
+                (Box::new(engine), seconds)
+            }
+        };
+        let elsewhere = || match ordinals.len() {
+            1 => "batches need the whole database on the GPU, and it is streamed in parts".into(),
+            n => format!("batches run on one GPU, and this search runs on {n}"),
+        };
+        if !resident_one && let Some(unused) = unused_query_batch(options, 0, elsewhere) {
+            notice = Some(join_notices(notice, unused));
+        }
         Ok(Opened {
             engine,
             notice,
@@ -259,5 +316,35 @@ pub fn open(
             }
             Err(other) => Err(other),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_asked_query_batch_that_cannot_apply_is_said_once_with_why() {
+        let asked = |query_batch, queries| SearchOptions {
+            query_batch,
+            queries,
+            ..SearchOptions::default()
+        };
+        let why = || "the reason".to_string();
+        let unused = unused_query_batch(&asked(Some(64), 100), 0, why);
+        assert_eq!(
+            unused.as_deref(),
+            Some(
+                "--gpu-query-batch 64 has no effect: the reason; \
+                 queries are scored one or two at a time"
+            )
+        );
+        // Not asked, asked for pairs at most, applied, or too few queries.
+        assert_eq!(unused_query_batch(&asked(None, 100), 0, why), None);
+        assert_eq!(unused_query_batch(&asked(Some(2), 100), 0, why), None);
+        assert_eq!(unused_query_batch(&asked(Some(64), 100), 64, why), None);
+        assert_eq!(unused_query_batch(&asked(Some(64), 2), 0, why), None);
+        assert_eq!(join_notices(None, "b".into()), "b");
+        assert_eq!(join_notices(Some("a".into()), "b".into()), "a; b");
     }
 }

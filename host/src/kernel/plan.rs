@@ -215,10 +215,11 @@ impl Plan {
 
     /// [`Plan::new`] for a search whose queries the GPU may score in
     /// batches of pairs (`batches`: many queries, pairs allowed, and the
-    /// matrix and gaps fit the kernel's lifted update): then on a GPU with
-    /// DPX and gaps that fit 16 bits, a database of fewer than
-    /// [`AUTO_BATCH_MAX_SEQUENCES`] sequences runs `query-group-i16x2`
-    /// throughout.
+    /// matrix and gaps fit the kernel's lifted update, one GPU holding the
+    /// database): then on a GPU with DPX and gaps that fit 16 bits, a
+    /// database of fewer than [`AUTO_BATCH_MAX_SEQUENCES`] sequences runs
+    /// `query-group-i16x2` throughout, unless `auto`'s
+    /// [`AutoOptions::query_group_max`] is 0 (no `query-group-i16x2`).
     ///
     /// ```
     /// use gpu_kernels::recurrence::Gaps;
@@ -229,6 +230,12 @@ impl Plan {
     /// assert_eq!(batched.kernels(), [Kernel::QueryGroupI16x2]);
     /// let alone = Plan::for_search(KernelChoice::default(), hopper, &db, Gaps::new(11, 1), false);
     /// assert_ne!(alone.kernels(), [Kernel::QueryGroupI16x2]);
+    /// let none = KernelChoice::Auto(host::kernel::AutoOptions {
+    ///     query_group_max: 0,
+    ///     ..Default::default()
+    /// });
+    /// let kept = Plan::for_search(none, hopper, &db, Gaps::new(11, 1), true);
+    /// assert_ne!(kept.kernels(), [Kernel::QueryGroupI16x2]);
     /// ```
     pub fn for_search(
         choice: KernelChoice,
@@ -247,7 +254,11 @@ impl Plan {
         } else {
             Kernel::Simt
         };
-        if short == Kernel::SimtI16x2 && batches && db.len() < AUTO_BATCH_MAX_SEQUENCES {
+        if short == Kernel::SimtI16x2
+            && batches
+            && options.query_group_max > 0
+            && db.len() < AUTO_BATCH_MAX_SEQUENCES
+        {
             return Plan::one(Kernel::QueryGroupI16x2);
         }
         if short == Kernel::SimtI16x2 && db.len() >= options.group_min_sequences {

@@ -51,6 +51,10 @@ use crate::matrix::ScoreMatrix;
 /// Words of the header between the group profile and the rows.
 const HEADER_WORDS: usize = 4;
 
+/// Entries a batch's launch takes at most: its grid's second dimension,
+/// a row of blocks an entry, and CUDA's limit for `gridDim.y`.
+const MAX_GRID_ROWS: usize = 65_535;
+
 /// Pairs a launch aligns at most per multiprocessor when the query takes
 /// several passes (every pair of a launch keeps its border in the scratch
 /// until the last pass): a few waves of groups.
@@ -246,7 +250,8 @@ pub fn pair_profile_rows(low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u
 }
 
 /// [`pair_profile_rows`] with rows of `row_words` words (at least
-/// `pair_row_words` of the longer query), as a batch's entries share.
+/// `pair_row_words` of the longer query): a batch's entries share
+/// [`batch_row_words`], every column any of its passes reads.
 fn pair_rows_of(low: &[u8], high: &[u8], matrix: &ScoreMatrix, row_words: usize) -> Vec<u32> {
     let half = |query: &[u8], c, j| profile_score(query, matrix, c, j) as i16 as u16 as u32;
     (0..NUM_CODES)
@@ -496,6 +501,7 @@ impl Adapter for QueryGroup {
         let last_scores = (entries.max(1) - 1) * scores_stride + high_offset + threads;
         l.check_sizes(
             entries > 0
+                && entries <= MAX_GRID_ROWS
                 && self.batches_queries(gaps, (l.min_score(), l.max_score()))
                 && lens.windows(2).all(|w| w[0] >= w[1])
                 && *row_words >= batch_row_words(lens, &[chunk], l.sm_count())
@@ -957,11 +963,12 @@ fn emulate_passes(
             }
         }
     }
-    scores
-        .chunks(entries.scores_stride.max(1))
-        .take(lens.len())
-        .map(|entry| {
-            let (low, high) = entry.split_at(threads.min(entry.len()));
+    // By index: a chunk of no sequences still gives every entry its
+    // (empty) scores.
+    let stride = entries.scores_stride;
+    (0..lens.len())
+        .map(|e| {
+            let (low, high) = scores[e * stride..(e + 1) * stride].split_at(threads);
             [
                 low.to_vec(),
                 if queries { high.to_vec() } else { Vec::new() },

@@ -4,7 +4,8 @@
 //! * A resident database takes at most half of the free memory
 //!   ([`Budget::holds`]); each chunk's row buffer a quarter of the rest,
 //!   the scratch of the chunks that run side by side on several streams
-//!   an eighth of it ([`Budget::overlap_scratch_bytes`]).
+//!   an eighth of it ([`Budget::overlap_scratch_bytes`]), and a batch of
+//!   queries' profiles and scores another eighth ([`Budget::batch_bytes`]).
 //! * A database that does not fit is streamed in parts ([`super::super::parted`]):
 //!   chunks of at most an eighth, parts of at most a quarter (two parts and
 //!   their row buffers in 3/4), and a GPU sharing parts keeps them in half.
@@ -98,6 +99,13 @@ impl Budget {
     /// for one query, `db` resident: an eighth of what the database leaves
     /// (a query needing more runs its chunks one after another).
     pub fn overlap_scratch_bytes(self, db: &Database) -> usize {
+        self.0.saturating_sub(resident_bytes(db)) / 8
+    }
+
+    /// Bytes a batch of queries' profile rows and scores may take, `db`
+    /// resident: an eighth of what the database leaves (a batch needing
+    /// more is scored in smaller ones).
+    pub fn batch_bytes(self, db: &Database) -> usize {
         self.0.saturating_sub(resident_bytes(db)) / 8
     }
 
@@ -232,7 +240,8 @@ mod tests {
     #[test]
     fn a_plan_that_fits_allocates_within_the_budget() {
         // Every chunk a plan passes allocates (residues, lengths, scores and
-        // the row buffer of the largest) within the budget.
+        // the row buffer of the largest) within the budget, and leaves the
+        // shares of the scratch and a batch of queries.
         for free in [8 << 20, 48 << 20, 1 << 30] {
             let budget = Budget(free);
             let db = database(&[1_500_000, 400_000, 400_000, 9_000, 300, 300, 1]);
@@ -252,9 +261,11 @@ mod tests {
                 .map(|r| 32 * r.len() * db.length(r.start).div_ceil(4))
                 .max()
                 .unwrap();
+            // With the side-by-side scratch and a batch of queries too.
+            let shares = budget.overlap_scratch_bytes(&db) + budget.batch_bytes(&db);
             assert!(
-                residues + row_buffer + 4 * db.len() <= free,
-                "{free}: {residues} + {row_buffer}"
+                residues + row_buffer + 4 * db.len() + shares <= free,
+                "{free}: {residues} + {row_buffer} + {shares}"
             );
         }
     }

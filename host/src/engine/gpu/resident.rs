@@ -152,6 +152,9 @@ pub struct GpuEngine {
     /// Most scratch (pairs) the overlapping chunks of one query may take;
     /// a query that needs more runs its chunks one after another.
     overlap_scratch_limit: usize,
+    /// Most bytes a batch of queries' profile rows and scores may take
+    /// ([`batch`]); a batch that needs more is scored in smaller ones.
+    batch_bytes_limit: usize,
     /// For the loaded query, each chunk's scratch region when it runs on a
     /// worker stream (`Some`, possibly empty), or `None` on `stream`.
     overlap_scratch: Vec<Option<Range<usize>>>,
@@ -236,7 +239,9 @@ impl GpuEngineBuilder {
     /// Queries [`Engine::score_batch`] scores in one launch sequence where
     /// every chunk's kernel batches them ([`batch`]): `None` (default) as
     /// many as fill the GPU ([`batch::auto_batch_queries`]), 2 or fewer
-    /// none (pairs at most); never more than the scratch holds.
+    /// none (pairs at most); never more than [`batch::MAX_BATCH_QUERIES`]
+    /// nor than the memory holds ([`GpuEngineBuilder::database`]'s
+    /// budget).
     pub fn query_batch(mut self, queries: Option<usize>) -> GpuEngineBuilder {
         self.query_batch = queries;
         self
@@ -250,6 +255,7 @@ impl GpuEngineBuilder {
         let overlap_bytes = budget.overlap_scratch_bytes(db);
         let mut engine = self.chunk_plan(db, &plan)?;
         engine.overlap_scratch_limit = overlap_bytes / 8;
+        engine.batch_bytes_limit = budget.batch_bytes(db);
         engine.size_query_batch();
         Ok(engine)
     }
@@ -406,6 +412,7 @@ impl GpuEngineBuilder {
             shared_scratch: 0,
             workers,
             overlap_scratch_limit: usize::MAX,
+            batch_bytes_limit: usize::MAX,
             overlap_scratch: Vec::new(),
             pending: Vec::new(),
             positions,
@@ -429,14 +436,18 @@ impl GpuEngineBuilder {
 
 impl GpuEngine {
     /// Sizes the batches of query pairs: at most what was asked (or what
-    /// fills the GPU, [`batch::auto_batch_queries`]) and what the scratch
-    /// limit holds; none without pairs or a kernel that batches.
+    /// fills the GPU, [`batch::auto_batch_queries`]),
+    /// [`batch::MAX_BATCH_QUERIES`], and what the scratch and batch limits
+    /// hold; none without pairs or a kernel that batches.
     fn size_query_batch(&mut self) {
         let per_entry = self.batch_scratch_per_entry().max(1);
-        let memory_entries = (self.overlap_scratch_limit / per_entry).max(1);
+        let scores_per_entry = 2 * std::mem::size_of::<i32>() * self.positions.len().max(1);
+        let memory_entries = (self.overlap_scratch_limit / per_entry)
+            .min(self.batch_bytes_limit / scores_per_entry)
+            .max(1);
         let batch = match self.query_batch_asked {
             None => batch::auto_batch_queries(self.sm_count, self.positions.len(), memory_entries),
-            Some(asked) => asked.min(2 * memory_entries),
+            Some(asked) => asked.min(2 * memory_entries).min(batch::MAX_BATCH_QUERIES),
         };
         self.query_batch = if self.pair_queries { batch } else { 0 };
     }

@@ -6,7 +6,8 @@
 //! sequences are 4,000 groups of lanes, a tenth of what an H100 holds at
 //! once. Where every chunk runs the query-group kernel and it batches
 //! ([`crate::kernel::Adapter::batches_queries`]), the engine scores its
-//! queries in batches of up to [`GpuEngine::query_batch`]: ordered
+//! queries in batches of up to `--gpu-query-batch` queries (the
+//! builder's [`super::GpuEngineBuilder::query_batch`]): ordered
 //! longest first, paired with their neighbour, every pair an *entry*, and
 //! each chunk's launches take every entry at once, a row of blocks an
 //! entry (the grid's second dimension). The batch's profile rows go up in
@@ -124,7 +125,8 @@ impl GpuEngine {
         let Some(kernel) = self.batch_kernel() else {
             return 0;
         };
-        // The longest query a configuration of one pass cannot take.
+        // A query of two of the widest passes: one that no configuration
+        // finishes in one pass, so every chunk's scratch is counted.
         let long = [2 * gpu_kernels::query_group_i16x2::MAX_PASS_COLUMNS];
         self.chunks
             .iter()
@@ -167,6 +169,27 @@ impl GpuEngine {
         let shapes: Vec<BatchChunk> = self.chunks.iter().map(DeviceChunk::shape).collect();
         let (rows, row_words) =
             adapter.batch_profile(&pairs, &self.scoring.matrix, &shapes, self.sm_count);
+        let bytes = std::mem::size_of::<u32>() * rows.len()
+            + std::mem::size_of::<i32>() * 2 * n * pairs.len();
+        if bytes > self.batch_bytes_limit {
+            // Too large for the memory: the longer half of the queries,
+            // then the rest, each in batches that fit.
+            let longer: Vec<usize> = entries[..entries.len().div_ceil(2)]
+                .iter()
+                .flat_map(|&(low, high)| std::iter::once(low).chain(high))
+                .collect();
+            let shorter: Vec<usize> = (0..queries.len())
+                .filter(|q| !longer.contains(q) && !queries[*q].is_empty())
+                .collect();
+            for part in [longer, shorter] {
+                let chosen: Vec<&[u8]> = part.iter().map(|&q| queries[q]).collect();
+                let scores = self.score_batch_reporting(&chosen, progress)?;
+                for (q, got) in part.into_iter().zip(scores) {
+                    all[q] = got;
+                }
+            }
+            return Ok(all);
+        }
         let batch = PairBatch {
             lens,
             row_words,
@@ -237,6 +260,7 @@ impl GpuEngine {
             }
         }
         let mut done = Vec::new();
+        let mut failed = None;
         // Longest chunk first: the first worker has the highest priority.
         for (turn, k) in (0..self.chunks.len()).rev().enumerate() {
             let stream = match side_by_side {
@@ -246,12 +270,26 @@ impl GpuEngine {
             let launch = self.batch_launch(k, stream, rows_buffer, scores, regions[k].clone());
             let queued = adapter.launch_batch(&launch, &batch);
             if side_by_side {
-                done.push(stream.record_event(no_timing).map_err(&ordering)?);
+                match stream.record_event(no_timing) {
+                    Ok(event) => done.push(event),
+                    Err(e) => failed = failed.or(Some(ordering(e))),
+                }
             }
-            queued?;
+            if let Err(e) = queued {
+                failed = failed.or(Some(e));
+            }
+            if failed.is_some() {
+                break;
+            }
         }
+        // Even when a launch failed, the engine's stream waits for what
+        // was queued on the workers: the next batch's profiles and scores
+        // reuse these buffers.
         for event in &done {
             self.stream.wait(event).map_err(&ordering)?;
+        }
+        if let Some(error) = failed {
+            return Err(error);
         }
         let mut got = self
             .stream
