@@ -346,6 +346,36 @@ fn a_full_device_fails_before_the_search() {
     );
 }
 
+/// `--gpu-query-batch` with `--device auto` where there is no GPU: the
+/// search runs on the CPU and says once that the batch has no effect.
+#[test]
+fn a_query_batch_on_the_cpu_fallback_is_said_to_have_no_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, d) = search_files(dir.path());
+    let q = write(
+        dir.path(),
+        "q3.fa",
+        &hay::fasta(&[("a", QUERY), ("b", &QUERY[..50]), ("c", &QUERY[20..90])]),
+    );
+    let out = warpsw(&[
+        "search",
+        "-q",
+        s(&q),
+        "-d",
+        s(&d),
+        "--gpu-query-batch",
+        "64",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    if err.contains("using the CPU") {
+        assert!(
+            err.contains("--gpu-query-batch 64 has no effect: the search runs on the CPU"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn a_disk_filling_mid_write_leaves_no_cut_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -175,12 +175,8 @@ fn unused_query_batch(
     why: impl FnOnce() -> String,
 ) -> Option<String> {
     let asked = options.query_batch.filter(|&b| b > 2)?;
-    (options.queries > 2 && batch_len <= 2).then(|| {
-        format!(
-            "--gpu-query-batch {asked} has no effect: {}; queries are scored one or two at a time",
-            why()
-        )
-    })
+    (options.queries > 2 && batch_len <= 2)
+        .then(|| format!("--gpu-query-batch {asked} has no effect: {}", why()))
 }
 
 /// `first`, then `second`, as one notice.
@@ -242,23 +238,34 @@ pub fn open(
                         .database(&db, budget)
                 };
                 let batched = plan_for(&selected[0], options.batches(&scoring));
-                let mut engine = open(batched.clone())?;
-                if batched != plans[0] && engine.query_batch_len() == 0 {
-                    // The memory holds no batch: the plan of one query
-                    // at a time.
-                    engine = open(plans[0].clone())?;
-                }
+                let mut no_room = false;
+                let engine = match open(batched.clone())? {
+                    unbatched if batched != plans[0] && unbatched.query_batch_len() == 0 => {
+                        // The memory holds no batch: the plan of one query
+                        // at a time, the first engine's memory freed first.
+                        drop(unbatched);
+                        no_room = true;
+                        open(plans[0].clone())?
+                    }
+                    engine => engine,
+                };
                 notice = engine.plan().notice().map(str::to_string);
-                let why = || match options.batches(&scoring) {
-                    false => "these scores do not fit query-group-i16x2's 16-bit update".into(),
-                    true if engine.plan().kernels() != [Kernel::QueryGroupI16x2] => format!(
+                let why = || match (options.batches(&scoring), options.kernel) {
+                    (false, _) => {
+                        "these scores do not fit query-group-i16x2's 16-bit update".into()
+                    }
+                    (true, _) if no_room => "the GPU memory holds no batch".into(),
+                    (true, KernelChoice::Auto(auto)) if auto.query_group_max == 0 => {
+                        "--auto-query-group 0 keeps query-group-i16x2 out".into()
+                    }
+                    (true, _) if engine.plan().kernels() != [Kernel::QueryGroupI16x2] => format!(
                         "kernel {} scores one query at a time (batches need \
-                             query-group-i16x2 on every chunk: --kernel auto on a database \
-                             of fewer than {} sequences, or --kernel query-group-i16x2)",
+                         query-group-i16x2 on every chunk: --kernel auto on a database \
+                         of fewer than {} sequences, or --kernel query-group-i16x2)",
                         engine.plan(),
                         crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
                     ),
-                    true => "the GPU memory holds no batch".into(),
+                    (true, _) => "the GPU memory holds no batch".into(),
                 };
                 if let Some(unused) = unused_query_batch(options, engine.query_batch_len(), why) {
                     notice = Some(join_notices(notice, unused));
@@ -312,7 +319,12 @@ pub fn open(
         Placement::Auto(wanted) => match gpu::devices() {
             Ok(_) => gpus(wanted),
             Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
-                cpu(Some(format!("{why}; using the CPU")))
+                let mut notice = format!("{why}; using the CPU");
+                let on_cpu = || "the search runs on the CPU".to_string();
+                if let Some(unused) = unused_query_batch(options, 0, on_cpu) {
+                    notice = join_notices(Some(notice), unused);
+                }
+                cpu(Some(notice))
             }
             Err(other) => Err(other),
         },
@@ -334,10 +346,7 @@ mod tests {
         let unused = unused_query_batch(&asked(Some(64), 100), 0, why);
         assert_eq!(
             unused.as_deref(),
-            Some(
-                "--gpu-query-batch 64 has no effect: the reason; \
-                 queries are scored one or two at a time"
-            )
+            Some("--gpu-query-batch 64 has no effect: the reason")
         );
         // Not asked, asked for pairs at most, applied, or too few queries.
         assert_eq!(unused_query_batch(&asked(None, 100), 0, why), None);

@@ -84,17 +84,28 @@ pub(super) struct BatchBuffers {
     scores: Option<CudaSlice<i32>>,
 }
 
-/// `buffer` with room for `len` elements (a new one if it has less).
-fn grown<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
-    buffer: &mut Option<CudaSlice<T>>,
-    len: usize,
-    stream: &Arc<CudaStream>,
-) -> std::result::Result<(), cudarc::driver::DriverError> {
-    if buffer.as_ref().is_none_or(|b| b.len() < len) {
-        *buffer = None; // free the old one first
-        *buffer = Some(stream.alloc_zeros::<T>(len.max(1))?);
+impl BatchBuffers {
+    /// Room for `rows` profile words and `scores` scores: where either
+    /// buffer is too small, both are freed and allocated for this batch,
+    /// so that together they never hold more than one batch's (within
+    /// the budget's share, [`super::super::Budget::batch_bytes`]).
+    fn grown(
+        &mut self,
+        rows: usize,
+        scores: usize,
+        stream: &Arc<CudaStream>,
+    ) -> std::result::Result<(), cudarc::driver::DriverError> {
+        let short = |len: Option<usize>, needed: usize| len.is_none_or(|len| len < needed);
+        if short(self.rows.as_ref().map(CudaSlice::len), rows)
+            || short(self.scores.as_ref().map(CudaSlice::len), scores)
+        {
+            // Freed before allocating.
+            (self.rows, self.scores) = (None, None);
+            self.rows = Some(stream.alloc_zeros::<u32>(rows.max(1))?);
+            self.scores = Some(stream.alloc_zeros::<i32>(scores.max(1))?);
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 impl GpuEngine {
@@ -181,6 +192,7 @@ impl GpuEngine {
             let shorter: Vec<usize> = (0..queries.len())
                 .filter(|q| !longer.contains(q) && !queries[*q].is_empty())
                 .collect();
+            drop(rows);
             for part in [longer, shorter] {
                 let chosen: Vec<&[u8]> = part.iter().map(|&q| queries[q]).collect();
                 let scores = self.score_batch_reporting(&chosen, progress)?;
@@ -237,9 +249,8 @@ impl GpuEngine {
             self.reserve_scratch(scratch_end)?;
         }
         let stage = |s| self.info.error(s);
-        grown(&mut self.batch.rows, rows.len(), &self.stream)
-            .map_err(stage("allocating a batch"))?;
-        grown(&mut self.batch.scores, 2 * n * pairs.len(), &self.stream)
+        self.batch
+            .grown(rows.len(), 2 * n * pairs.len(), &self.stream)
             .map_err(stage("allocating a batch"))?;
         if let Some(buffer) = &mut self.batch.rows {
             self.stream
@@ -282,14 +293,17 @@ impl GpuEngine {
                 break;
             }
         }
-        // Even when a launch failed, the engine's stream waits for what
-        // was queued on the workers: the next batch's profiles and scores
-        // reuse these buffers.
+        if let Some(error) = failed {
+            // The engine's stream waits for whatever was queued on the
+            // workers, event or not: the next batch's profiles and scores
+            // reuse these buffers. The launch's error is the one told.
+            for worker in &self.workers {
+                self.ctx.record_err(self.stream.join(worker));
+            }
+            return Err(error);
+        }
         for event in &done {
             self.stream.wait(event).map_err(&ordering)?;
-        }
-        if let Some(error) = failed {
-            return Err(error);
         }
         let mut got = self
             .stream
