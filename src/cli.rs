@@ -381,15 +381,19 @@ pub fn print_kernels() {
         );
     }
     println!(
-        "{:<name$}  {:<symbol$}  {:>5}  group-i16x2 alone on databases of --auto-group-min-sequences ({}) or more \
-         on GPUs from Hopper on when the gap penalties fit 16 bits; otherwise \
+        "{:<name$}  {:<symbol$}  {:>5}  on GPUs from Hopper on when the gap penalties fit 16 bits: \
+         query-group-i16x2 throughout for a search of more than two queries against fewer than {} \
+         sequences on one GPU (batches of queries), else on databases of --auto-group-min-sequences ({}) \
+         or more group-i16x2, with query-group-i16x2 for chunks up to --auto-query-group ({}) residues; otherwise \
          simt up to --auto-threshold ({}) residues (simt-i16x2 on GPUs from Hopper on, \
          when the gap penalties fit 16 bits), --auto-long ({}) above; --auto-long throughout for queries of {}+ \
          residues (first stage simt only) or when fewer than --auto-min-sequences ({}) sequences are for the first stage (the default)",
         "auto",
         "-",
         "16/32",
+        plan::AUTO_BATCH_MAX_SEQUENCES,
         plan::AUTO_GROUP_MIN_SEQUENCES,
+        plan::AUTO_QUERY_GROUP_MAX,
         plan::DEFAULT_AUTO_THRESHOLD,
         plan::DEFAULT_AUTO_LONG,
         plan::AUTO_LONG_QUERY,
