@@ -254,17 +254,20 @@ pub fn open(
                     (false, _) => {
                         "these scores do not fit query-group-i16x2's 16-bit update".into()
                     }
-                    (true, _) if no_room => "the GPU memory holds no batch".into(),
                     (true, KernelChoice::Auto(auto)) if auto.query_group_max == 0 => {
                         "--auto-query-group 0 keeps query-group-i16x2 out".into()
                     }
-                    (true, _) if engine.plan().kernels() != [Kernel::QueryGroupI16x2] => format!(
-                        "kernel {} scores one query at a time (batches need \
+                    (true, _)
+                        if !no_room && engine.plan().kernels() != [Kernel::QueryGroupI16x2] =>
+                    {
+                        format!(
+                            "kernel {} scores one query at a time (batches need \
                          query-group-i16x2 on every chunk: --kernel auto on a database \
                          of fewer than {} sequences, or --kernel query-group-i16x2)",
-                        engine.plan(),
-                        crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
-                    ),
+                            engine.plan(),
+                            crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
+                        )
+                    }
                     (true, _) => "the GPU memory holds no batch".into(),
                 };
                 if let Some(unused) = unused_query_batch(options, engine.query_batch_len(), why) {

@@ -74,6 +74,11 @@ impl Budget {
         resident_bytes(db) <= self.0 / 2
     }
 
+    /// What `db` resident leaves of the memory.
+    fn left_by(self, db: &Database) -> usize {
+        self.0.saturating_sub(resident_bytes(db))
+    }
+
     /// Chunk limits with `db` resident: one chunk's row buffer in a quarter
     /// of what is left (64 MiB to 8 GiB).
     pub fn resident_chunks(self, db: &Database) -> Result<ChunkLimits> {
@@ -99,14 +104,14 @@ impl Budget {
     /// for one query, `db` resident: an eighth of what the database leaves
     /// (a query needing more runs its chunks one after another).
     pub fn overlap_scratch_bytes(self, db: &Database) -> usize {
-        self.0.saturating_sub(resident_bytes(db)) / 8
+        self.left_by(db) / 8
     }
 
     /// Bytes a batch of queries' profile rows and scores may take, `db`
     /// resident: an eighth of what the database leaves (a batch needing
     /// more is scored in smaller ones).
     pub fn batch_bytes(self, db: &Database) -> usize {
-        self.0.saturating_sub(resident_bytes(db)) / 8
+        self.left_by(db) / 8
     }
 
     /// Chunk limits of a streamed database: a chunk and its row buffer in
@@ -133,7 +138,7 @@ impl Budget {
     /// GPU) fits with its row buffer in 3/4 of the memory the database
     /// leaves (the rest for profiles, scratch and scores).
     pub fn check_resident(self, db: &Database, chunks: &[Range<usize>]) -> Result<()> {
-        let left = self.0.saturating_sub(resident_bytes(db));
+        let left = self.left_by(db);
         check_chunks(db, chunks, left / 4 * 3, self.0)
     }
 

@@ -271,32 +271,26 @@ impl GpuEngine {
             }
         }
         let mut done = Vec::new();
-        let mut failed = None;
         // Longest chunk first: the first worker has the highest priority.
-        for (turn, k) in (0..self.chunks.len()).rev().enumerate() {
-            let stream = match side_by_side {
-                true => &self.workers[turn % self.workers.len()],
-                false => &self.stream,
-            };
-            let launch = self.batch_launch(k, stream, rows_buffer, scores, regions[k].clone());
-            let queued = adapter.launch_batch(&launch, &batch);
-            if side_by_side {
-                match stream.record_event(no_timing) {
-                    Ok(event) => done.push(event),
-                    Err(e) => failed = failed.or(Some(ordering(e))),
+        let queued = (0..self.chunks.len())
+            .rev()
+            .enumerate()
+            .try_for_each(|(turn, k)| {
+                let stream = match side_by_side {
+                    true => &self.workers[turn % self.workers.len()],
+                    false => &self.stream,
+                };
+                let launch = self.batch_launch(k, stream, rows_buffer, scores, regions[k].clone());
+                adapter.launch_batch(&launch, &batch)?;
+                if side_by_side {
+                    done.push(stream.record_event(no_timing).map_err(&ordering)?);
                 }
-            }
-            if let Err(e) = queued {
-                failed = failed.or(Some(e));
-            }
-            if failed.is_some() {
-                break;
-            }
-        }
-        if let Some(error) = failed {
+                Ok(())
+            });
+        if let Err(error) = queued {
             // The engine's stream waits for whatever was queued on the
-            // workers, event or not: the next batch's profiles and scores
-            // reuse these buffers. The launch's error is the one told.
+            // workers: the next batch's profiles and scores reuse these
+            // buffers. The launch's error is the one told.
             for worker in &self.workers {
                 self.ctx.record_err(self.stream.join(worker));
             }
