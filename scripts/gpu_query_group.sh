@@ -2,7 +2,8 @@
 # The query-group kernel on the GPU machine, from the repository root inside
 # the carried gpu-bundle/ (scripts/gpu.sh, SPROT=1 LEAN=1). Steps, in the
 # order given by QG_STEPS (default: all of them, most important first):
-#   tests    its GPU test against the reference (100,000 sequences and more);
+#   tests    its GPU tests against the reference (100,000 sequences and more;
+#            QG_TESTS: the test filters, words, default gpu_query_group);
 #   bench    `bench` of QG_KERNELS (group-i16x2,query-group-i16x2) on the
 #            570k synthetic database and Swiss-Prot half, every query checked
 #            on 300 sequences;
@@ -110,7 +111,7 @@ databases() { while [ ! -f dbs.done ]; do sleep 1; done; }
 dbs="synth570k sprot_half uniprot20k"
 
 step_tests() {
-    timeout "${QG_TEST_TIMEOUT:-300}" ./warpsw-tests --ignored --test-threads=1 "${QG_TESTS:-gpu_query_group}" \
+    timeout "${QG_TEST_TIMEOUT:-300}" ./warpsw-tests --ignored --test-threads=1 ${QG_TESTS:-gpu_query_group} \
         > "$work/tests.log" 2>&1
     echo "tests rc $?"
     grep -E "^test |test result|mismatch|panicked|pairs compared" "$work/tests.log" | head -20
