@@ -46,6 +46,10 @@
 #   batchsweep  the batch step's cases with QG_SWEEP_BATCHES queries a
 #            batch (auto 64 128 256 512) and QG_SWEEP_PINS configurations
 #            pinned, warpsw alone;
+#   pins     configurations pinned on the 570k database, alternated over
+#            two rounds: score-only searches of the 20 queries two a launch
+#            (QG_PAIR_CONFIGS), `bench` of the eight shortest one at a time
+#            (QG_SINGLE_CONFIGS);
 #   pairs    score-only searches of two queries a launch (the default)
 #            and of one (--one-query-a-launch) on the three databases, hits
 #            compared; configurations of two queries pinned
@@ -238,6 +242,31 @@ step_pairs() {
             --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
             -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
         echo "== pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+    done
+}
+
+step_pins() {
+    databases
+    # Configurations pinned on the 570k database, each round alternating
+    # over them: score-only searches of the 20 queries, two queries a
+    # launch (QG_PAIR_CONFIGS), then `bench` of the eight shortest queries
+    # one at a time (QG_SINGLE_CONFIGS).
+    awk '/^>/ { n++ } n <= 8' queries.fasta > "$work/short8.fasta"
+    for round in 1 2; do
+        for config in ${QG_PAIR_CONFIGS:-g8_r20_queries}; do
+            WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 \
+                --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
+                -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
+            echo "== round $round, pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+        done
+        for config in ${QG_SINGLE_CONFIGS:-g8_r20_lifted}; do
+            WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw bench --device gpu --query "$work/short8.fasta" \
+                --db synth570k.wsw --gap-open 10 --gap-extend 1 --warmup 1 --repeat 2 \
+                --kernels query-group-i16x2 > "$work/pin1_${config}_$round.log" 2>&1
+            echo "== round $round, pinned $config, 570k, one query at a time:" \
+                "$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { printf "%s:%s ", $2, $3 }' "$work/pin1_${config}_$round.log")" \
+                "$(grep -E '^overall' "$work/pin1_${config}_$round.log")"
+        done
     done
 }
 

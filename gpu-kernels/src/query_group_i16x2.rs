@@ -62,7 +62,11 @@
 //! consecutive lanes read 128 consecutive bytes of the window (same code)
 //! or bytes 128 apart in different codes' rows (rows are a multiple of 128
 //! bytes), so the load should take its 4 wavefronts (ncu counted more on
-//! an H100, for reasons not yet known: benches/RESULTS.md).
+//! an H100, for reasons not yet known: benches/RESULTS.md). Lanes of 18
+//! columns (`g8_r18_lifted`: a 144-residue query in one pass, no column
+//! wasted) start every other one inside a profile word, so those lanes'
+//! window words are each put together from two ([`profile_bytes`], in the
+//! copy only; the steps read the window as for any other width).
 //!
 //! # Cell updates
 //! Three, one per configuration ([`Update`]); [`update_for`] picks the
@@ -500,8 +504,12 @@ pub unsafe fn pair_rows<const Q: bool>(p: &QueryGroupParams, pair_index: usize) 
 }
 
 /// Word `i` of the window of pass `pass` for `lanes` lanes of `columns`
-/// columns: the profile word it copies, or `None` for the words of a
-/// slice past the lane's columns, which no lane reads.
+/// columns: the byte of the profile (rows of `4 · row_words` bytes) its
+/// four bytes start at ([`profile_bytes`]), or `None` for the words of a
+/// slice past the lane's columns, which no lane reads. A lane of a number
+/// of columns that is not a multiple of four (`g8_r18`) starts inside a
+/// profile word; the last word of such a lane holds a column or two of
+/// the next lane's, which it never reads.
 #[inline(always)]
 pub fn window_source(
     i: usize,
@@ -518,7 +526,20 @@ pub fn window_source(
     if column >= columns {
         return None;
     }
-    Some(code * row_words + (pass * lanes * columns + lane * columns + column) / 4)
+    Some(4 * code * row_words + pass * lanes * columns + lane * columns + column)
+}
+
+/// The four profile bytes from byte `at` on as one word, `read(w)` the
+/// profile's word `w`: one word where `at` is a word's first byte, else
+/// the two it spans.
+#[inline(always)]
+pub fn profile_bytes(at: usize, read: impl Fn(usize) -> u32) -> u32 {
+    let (word, shift) = (at / 4, (at % 4) as u32 * 8);
+    if shift == 0 {
+        read(word)
+    } else {
+        (read(word) >> shift) | (read(word + 1) << (32 - shift))
+    }
 }
 
 /// A 16-byte slice of a window row, as one load reads it.
@@ -942,7 +963,7 @@ fn window_entry(
             first,
         ),
         Halves::Sequences => window_source(i, lanes, columns, pass, row_words)
-            .map_or(0, |at| window_word(update, read(at), first)),
+            .map_or(0, |at| window_word(update, profile_bytes(at, read), first)),
     }
 }
 
@@ -1181,6 +1202,7 @@ query_group_configs!(
     (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, [2, 3]),
     (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, [1, 2]),
     (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, [1, 2]),
+    (sw_query_group_i16x2_g8_r18_lifted, 8, 18, Lifted, Sequences, [1, 2]),
     (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, [1, 2]),
     (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, [1, 2]),
     (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, [1, 2]),
@@ -1312,11 +1334,17 @@ mod tests {
                 let mut seen = vec![0u32; row_words * 4];
                 for i in 0..window_words(c.lanes, c.columns) {
                     if let Some(at) = window_source(i, c.lanes, c.columns, pass, row_words) {
-                        let code = at / row_words;
+                        let code = at / (4 * row_words);
                         assert!(code < NUM_CODES);
+                        // A word that starts inside one reads the next.
+                        assert!((at + 3) / 4 < NUM_CODES * row_words);
+                        // The bytes of the lane's own columns (a lane of
+                        // 18 columns: its last word's first two).
+                        let column = SLICE_COLUMNS * (i / 4 / c.lanes % slices(c.columns))
+                            + 4 * (i % 4);
                         if code == 0 {
-                            for b in 0..4 {
-                                seen[4 * (at % row_words) + b] += 1;
+                            for b in 0..4.min(c.columns - column) {
+                                seen[at % (4 * row_words) + b] += 1;
                             }
                         }
                     }
@@ -1388,7 +1416,8 @@ mod tests {
             assert!(row_bytes.is_multiple_of(128), "{}", c.symbol);
             assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
             assert!(
-                c.columns.is_multiple_of(4) && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS
+                c.columns.is_multiple_of(2) && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS
+                    && (c.columns.is_multiple_of(4) || c.halves == Halves::Sequences)
             );
         }
     }
