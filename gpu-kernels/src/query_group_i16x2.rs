@@ -1340,8 +1340,8 @@ mod tests {
                         assert!((at + 3) / 4 < NUM_CODES * row_words);
                         // The bytes of the lane's own columns (a lane of
                         // 18 columns: its last word's first two).
-                        let column = SLICE_COLUMNS * (i / 4 / c.lanes % slices(c.columns))
-                            + 4 * (i % 4);
+                        let column =
+                            SLICE_COLUMNS * (i / 4 / c.lanes % slices(c.columns)) + 4 * (i % 4);
                         if code == 0 {
                             for b in 0..4.min(c.columns - column) {
                                 seen[at % (4 * row_words) + b] += 1;
@@ -1416,7 +1416,9 @@ mod tests {
             assert!(row_bytes.is_multiple_of(128), "{}", c.symbol);
             assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
             assert!(
-                c.columns.is_multiple_of(2) && c.columns <= 32 && c.width() <= MAX_PASS_COLUMNS
+                c.columns.is_multiple_of(2)
+                    && c.columns <= 32
+                    && c.width() <= MAX_PASS_COLUMNS
                     && (c.columns.is_multiple_of(4) || c.halves == Halves::Sequences)
             );
         }
