@@ -751,9 +751,9 @@ impl<const R: usize> Lane<R> {
 ///   >= extend`, and the matrix's scores and `first` [`Update::fits`]
 ///   update `U` (with `Q`, the lifted one).
 /// * `window` holds [`Halves::window_words`]`(V::VL, R)` words (16-byte
-///   aligned on the GPU), as [`window_source`] and [`window_word`] (with
-///   `Q`, [`pair_window_source`] and [`lifted_pair_word`]) make them for
-///   `p.pass`.
+///   aligned on the GPU), as [`window_source`], [`profile_bytes`] and
+///   [`window_word`] (with `Q`, [`pair_window_source`] and
+///   [`lifted_pair_word`]) make them for `p.pass`.
 /// * `p.residues` holds `p.words` words per sequence, every sequence of the
 ///   chunk has at most `4 * p.words` residues, `p.lengths` and `p.scores`
 ///   (with `Q` also `p.high_scores`) `p.threads` entries; with `p.passes >
@@ -943,9 +943,9 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8,
 
 /// Word `i` of the window of pass `p.pass` for `lanes` lanes of `columns`
 /// columns whose halves hold `halves`, as update `update` reads it
-/// ([`window_source`] and [`window_word`], or with two queries
-/// [`pair_window_source`] and [`lifted_pair_word`]); `read(at)` reads word
-/// `at` of the profile's rows.
+/// ([`window_source`], [`profile_bytes`] and [`window_word`], or with two
+/// queries [`pair_window_source`] and [`lifted_pair_word`]); `read(at)`
+/// reads word `at` of the profile's rows.
 #[inline(always)]
 fn window_entry(
     halves: Halves,
