@@ -745,7 +745,7 @@ pub unsafe fn align_pair<
 /// The word of the block's pair table for word `word` of the host's
 /// ([`GroupParams::table`]): as it is for the plain update, `s + first` in
 /// each half for the biased one (module docs). The GPU applies it when a
-/// block copies the table in ([`load_table`]) and the host's emulated run
+/// block copies the table in (`load_table`, GPU only) and the host's emulated run
 /// builds its table with it ([`shared_table`]), so both add the same way.
 #[inline(always)]
 pub fn shared_word<const BIASED: bool>(word: u32, gaps: GapAddends) -> u32 {
@@ -768,7 +768,7 @@ pub fn biased_word(biased: bool, word: u32, gaps: GapAddends) -> u32 {
 
 /// The block's pair table for configuration `config` (an index of
 /// [`CONFIGS`]) on the host: [`shared_word`] of each word of `table`, as
-/// [`load_table`] makes it on the GPU.
+/// `load_table` makes it on the GPU.
 ///
 /// # Panics
 /// If `table` or `shared` does not hold [`TABLE_WORDS`] words.
