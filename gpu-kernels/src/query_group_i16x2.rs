@@ -1336,8 +1336,10 @@ mod tests {
                     if let Some(at) = window_source(i, c.lanes, c.columns, pass, row_words) {
                         let code = at / (4 * row_words);
                         assert!(code < NUM_CODES);
-                        // A word that starts inside one reads the next.
-                        assert!((at + 3) / 4 < NUM_CODES * row_words);
+                        // A word that starts inside one reads the next:
+                        // its last byte, `at + 3`, lies in word
+                        // `ceil(at / 4)`.
+                        assert!(at.div_ceil(4) < NUM_CODES * row_words);
                         // The bytes of the lane's own columns (a lane of
                         // 18 columns: its last word's first two).
                         let column =
