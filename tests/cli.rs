@@ -780,28 +780,18 @@ fn top_zero_and_devices_with_cpu_are_errors() {
     let (q, d) = search_files(dir.path());
     let err = failing_search(&q, &d, &["--top", "0"]);
     assert!(err.contains("--max-target-seqs"), "{err}");
-    let err = failing_search(&q, &d, &["--devices", "99"]);
-    assert!(
-        err.contains("--devices 99") && err.contains("--device cpu"),
-        "{err}"
-    );
-    let err = failing_search(&q, &d, &["--gpu-streams", "4"]);
-    assert!(
-        err.contains("--gpu-streams 4") && err.contains("--device cpu"),
-        "{err}"
-    );
+    // GPU-only options with `--device cpu`: refused, naming both.
+    for (args, named) in [
+        (&["--devices", "99"][..], "--devices 99"),
+        (&["--gpu-streams", "4"], "--gpu-streams 4"),
+        (&["--one-query-a-launch"], "--one-query-a-launch"),
+        (&["--gpu-query-batch", "64"], "--gpu-query-batch 64"),
+    ] {
+        let err = failing_search(&q, &d, args);
+        assert!(err.contains(named) && err.contains("--device cpu"), "{err}");
+    }
     let err = failing_search(&q, &d, &["--gpu-streams", "0"]);
     assert!(err.contains("--gpu-streams"), "{err}");
-    let err = failing_search(&q, &d, &["--one-query-a-launch"]);
-    assert!(
-        err.contains("--one-query-a-launch") && err.contains("--device cpu"),
-        "{err}"
-    );
-    let err = failing_search(&q, &d, &["--gpu-query-batch", "64"]);
-    assert!(
-        err.contains("--gpu-query-batch 64") && err.contains("--device cpu"),
-        "{err}"
-    );
     let err = failing_search(&q, &d, &["--gpu-query-batch", "513"]);
     assert!(
         err.contains("--gpu-query-batch") && err.contains("1..=512"),
