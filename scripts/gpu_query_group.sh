@@ -34,6 +34,9 @@
 #            queries pinned, on the 570k database (the cost model's data);
 #   ab       warpsw-old (the bundle's older binary, if any) against this
 #            one, `bench` of the eight shortest queries, alternated;
+#   absearch warpsw-old against this one, score-only searches of the 20
+#            queries on QG_AB_DBS (default the three databases), alternated
+#            over two rounds, hits compared;
 #   ncupair  ncu on a steady launch of two queries (the two longest);
 #   batch    many queries against small databases, side by side with
 #            CUDASW++ 4.0 (QG_CS4_GAPS=1 for its gaps to apply): the 4,000
@@ -378,6 +381,27 @@ step_ab() {
             echo "== $bin round $round: $(grep -E '^overall' "$work/ab_${bin}_$round.log")"
             grep -E '^[0-9A-Z]+ +[0-9]+ +[0-9.]+$' "$work/ab_${bin}_$round.log" | tr '\n' ';'; echo
         done
+    done
+}
+
+step_absearch() {
+    databases
+    # The whole search, as the side-by-side run times it: warpsw-old (the
+    # bundle's older binary) against this one, alternated, hits compared.
+    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz
+    [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
+    for db in ${QG_AB_DBS:-$dbs}; do
+        [ -f "$db.wsw" ] || continue
+        for round in 1 2; do
+            for bin in warpsw-old warpsw; do
+                ./$bin search -q queries.fasta -d "$db.wsw" --gap-open 10 --gap-extend 1 --device gpu \
+                    --columns qseqid,sseqid,score -o "$work/absearch_${db}_$bin.tsv" \
+                    > "$work/absearch_${db}_${bin}_$round.log" 2>&1
+                echo "== $db, $bin, round $round: $(grep -oE '[0-9.]+ GCUPS' "$work/absearch_${db}_${bin}_$round.log" | tail -1)"
+            done
+        done
+        cmp -s "$work/absearch_${db}_warpsw-old.tsv" "$work/absearch_${db}_warpsw.tsv" && echo "$db: hits identical" \
+            || echo "$db: HITS DIFFER between warpsw-old and warpsw"
     done
 }
 
