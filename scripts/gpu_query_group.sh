@@ -371,7 +371,7 @@ step_ab() {
     # The last commit's binary (warpsw-old, when the bundle has it) against
     # this one, one query at a time (`bench`), alternated, on the 570k
     # database: the short queries.
-    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz
+    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz && chmod +x warpsw-old
     [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
     awk -v k="${QG_AB_QUERIES:-8}" '/^>/ { n++ } n <= k' queries.fasta > short.fasta
     for round in 1 2; do
@@ -388,7 +388,7 @@ step_absearch() {
     databases
     # The whole search, as the side-by-side run times it: warpsw-old (the
     # bundle's older binary) against this one, alternated, hits compared.
-    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz
+    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz && chmod +x warpsw-old
     [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
     for db in ${QG_AB_DBS:-$dbs}; do
         [ -f "$db.wsw" ] || continue
