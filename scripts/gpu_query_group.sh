@@ -66,8 +66,10 @@ work=${QG_WORK:-/tmp/qg}
 mkdir -p "$out" "$work"
 cd "$here"
 exec > >(tee -a "$out/qg.log") 2>&1
-# The binaries, when scripts/gpu.sh (LEAN=1) compressed them.
-for f in warpsw warpsw-tests; do [ -f "$f.xz" ] && xz -d -f "$f.xz"; done
+# The binaries, when scripts/gpu.sh (LEAN=1) compressed them, and an older
+# warpsw for the `ab` and `absearch` steps (warpsw-old.xz, put in by hand:
+# its mode may not say executable).
+for f in warpsw warpsw-tests warpsw-old; do [ -f "$f.xz" ] && xz -d -f "$f.xz" && chmod +x "$f"; done
 t0=$(date +%s)
 at() {
     echo "== at $(($(date +%s) - t0)) s: $*"
@@ -221,6 +223,15 @@ step_ncu() {
     done
 }
 
+# A score-only search of the 20 queries on the 570k database with
+# configuration $1 pinned (`query-group-i16x2` on every chunk): its GCUPS.
+pinned_search() {
+    WARPSW_QUERY_GROUP_CONFIG=$1 ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 \
+        --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
+        -o "$work/pin_$1.tsv" > "$work/pin_$1.log" 2>&1
+    grep -oE '[0-9.]+ GCUPS' "$work/pin_$1.log" | tail -1
+}
+
 step_pairs() {
     databases
     # Two queries a launch (the default) against one (--one-query-a-launch):
@@ -241,10 +252,7 @@ step_pairs() {
             || echo "$db: HITS DIFFER between one and two queries a launch"
     done
     for config in ${QG_PAIR_CONFIGS:-g8_r16_queries g8_r20_queries g8_r24_queries g8_r28_queries g16_r24_queries}; do
-        WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 \
-            --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
-            -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
-        echo "== pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+        echo "== pinned $config, 570k: $(pinned_search "$config")"
     done
 }
 
@@ -257,10 +265,7 @@ step_pins() {
     awk '/^>/ { n++ } n <= 8' queries.fasta > "$work/short8.fasta"
     for round in 1 2; do
         for config in ${QG_PAIR_CONFIGS:-g8_r20_queries}; do
-            WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw search -q queries.fasta -d synth570k.wsw --gap-open 10 \
-                --gap-extend 1 --device gpu --kernel query-group-i16x2 --columns qseqid,sseqid,score \
-                -o "$work/pin_$config.tsv" > "$work/pin_$config.log" 2>&1
-            echo "== round $round, pinned $config, 570k: $(grep -oE '[0-9.]+ GCUPS' "$work/pin_$config.log" | tail -1)"
+            echo "== round $round, pinned $config, 570k: $(pinned_search "$config")"
         done
         for config in ${QG_SINGLE_CONFIGS:-g8_r20_lifted}; do
             WARPSW_QUERY_GROUP_CONFIG=$config ./warpsw bench --device gpu --query "$work/short8.fasta" \
@@ -371,7 +376,6 @@ step_ab() {
     # The last commit's binary (warpsw-old, when the bundle has it) against
     # this one, one query at a time (`bench`), alternated, on the 570k
     # database: the short queries.
-    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz && chmod +x warpsw-old
     [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
     awk -v k="${QG_AB_QUERIES:-8}" '/^>/ { n++ } n <= k' queries.fasta > short.fasta
     for round in 1 2; do
@@ -388,7 +392,6 @@ step_absearch() {
     databases
     # The whole search, as the side-by-side run times it: warpsw-old (the
     # bundle's older binary) against this one, alternated, hits compared.
-    [ -f warpsw-old.xz ] && xz -d -f warpsw-old.xz && chmod +x warpsw-old
     [ -x warpsw-old ] || { echo "no warpsw-old"; return; }
     for db in ${QG_AB_DBS:-$dbs}; do
         [ -f "$db.wsw" ] || continue
