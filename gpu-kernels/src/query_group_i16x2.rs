@@ -106,6 +106,17 @@
 //! 4.95 min/max-pipe instructions a lane-cell in all against 6.95). The
 //! halves never mix, even after one of them leaves 16 bits.
 //!
+//! E's chain from column to column is three operations (`VIMNMX3`, `IMAD`,
+//! `VIMNMX3`). Every rearrangement that shortens it costs the update an
+//! operation: E'' = max(E' - extend, T - first) with T = max(H_diag + s +
+//! first, F', first) makes it one `VIADDMNMX` but adds a min/max; keeping
+//! everything lifted by `first + extend`, F floored instead of E, makes
+//! it two (E'' = max(H' - first, E' - extend), one `VIADDMNMX`) but adds a
+//! 32-bit add. Flooring the diagonal term instead of E leaves one `IMAD`
+//! a cell but adds a min/max. On an H100 each ran slower: the shorter
+//! chains raised the issue rate less than they raised the instructions or
+//! the min/max pipe's load (benches/RESULTS.md).
+//!
 //! # Exactness
 //! Biased and plain as [`crate::group_i16x2`]'s updates, with the scores
 //! from the window instead of the pair table (the biased window is `s +
