@@ -32,6 +32,12 @@
 #   perpair  each two neighbouring queries searched alone, one query a
 #            launch, the engine's choice and each configuration of two
 #            queries pinned, on the 570k database (the cost model's data);
+#   shortq   the QG_SHORT_QUERIES shortest queries (default 4) one at a
+#            time, QG_SHORT_REPEAT times each (default 9), on the 570k
+#            database: warpsw `bench` against CUDASW++ 4.0 given each query
+#            that many times in a row, two rounds alternated; per query
+#            both tools' median, lowest and highest GCUPS
+#            (short_queries_table.py);
 #   ab       warpsw-old (the bundle's older binary, if any) against this
 #            one, `bench` of the eight shortest queries, alternated;
 #   absearch warpsw-old against this one, score-only searches of the 20
@@ -369,6 +375,32 @@ step_perpair() {
         done
         echo "$row" | tee -a "$work/perpair.txt"
     done
+}
+
+step_shortq() {
+    databases
+    while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
+    local cs4=/tmp/sidebyside/cudasw4 cs4db=/tmp/sidebyside/cs4db
+    local k=${QG_SHORT_QUERIES:-4} repeat=${QG_SHORT_REPEAT:-9}
+    mkdir -p "$cs4db"
+    [ -f "$cs4db/synth570k.done" ] || { $cs4/makedb "$here/synth570k.fa" "$cs4db/synth570k" > /dev/null 2>&1 \
+        && touch "$cs4db/synth570k.done"; }
+    awk -v k="$k" '/^>/ { n++ } n <= k' queries.fasta > "$work/shortq.fasta"
+    # CUDASW++4: a warm-up copy of the first query, then each query
+    # `repeat` times in a row (its per-query lines, in order).
+    awk '/^>/ { n++ } n == 1' "$work/shortq.fasta" | sed '1s/^>.*/>warmup_copy/' > "$work/shortq_cs4.fa"
+    awk -v r="$repeat" '/^>/ { if (id) for (i = 1; i <= r; i++) printf ">%s_%d\n%s", id, i, seq; id = substr($1, 2); seq = ""; next }
+        { seq = seq $0 "\n" } END { for (i = 1; i <= r; i++) printf ">%s_%d\n%s", id, i, seq }' \
+        "$work/shortq.fasta" >> "$work/shortq_cs4.fa"
+    for round in 1 2; do
+        $cs4/align --query "$work/shortq_cs4.fa" --db "$cs4db/synth570k" --top 10 --mat blosum62 --gop -11 --gex -1 \
+            --uploadFull --verbose --dpx --tsv --of "$work/shortq_cs4_hits.tsv" > "$work/shortq_cs4_$round.log" 2>&1
+        rm -f "$work/shortq_warpsw_$round.csv"
+        ./warpsw bench --device gpu --query "$work/shortq.fasta" --db synth570k.wsw --gap-open 10 --gap-extend 1 \
+            --warmup 1 --repeat "$repeat" --kernels auto --csv "$work/shortq_warpsw_$round.csv" \
+            > "$work/shortq_warpsw_$round.log" 2>&1
+    done
+    python3 "$here/short_queries_table.py" "$work" 2
 }
 
 step_ab() {
