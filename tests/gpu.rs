@@ -502,9 +502,9 @@ fn gpu_traceback_memory_cap_progress_and_entry_point() {
     }
 }
 
-/// GPU 0 reads a query's scores back chunk by chunk, telling the progress
-/// callback each chunk's cells: the same scores as in one read, the cells
-/// adding up to the query's.
+/// GPU 0 tells the progress callback each chunk's cells as it finishes:
+/// the same scores as without a callback, the cells adding up to the
+/// query's.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_engine_reports_progress_per_chunk() {

@@ -811,16 +811,7 @@ impl GpuEngine {
     /// [`GpuEngine::launch_all`], once its kernels are done (all 0 when the
     /// query is empty).
     pub fn read_scores(&mut self) -> Result<Vec<i32>> {
-        if self.query.is_empty() {
-            return Ok(vec![0; self.positions.len()]);
-        }
-        self.join_all()?;
-        let mut scores = self
-            .stream
-            .clone_dtoh(&self.scores)
-            .map_err(self.info.error("reading the scores back"))?;
-        scores.truncate(self.positions.len());
-        Ok(scores)
+        self.scores_of(Which::First)
     }
 
     /// Where chunk `chunk`'s scores lie in `scores`.
@@ -955,6 +946,60 @@ impl GpuEngine {
         Ok(())
     }
 
+    /// [`GpuEngine::join_all`], with an event on the engine's stream after
+    /// each chunk's part (its rescue): what waits for chunk `k` without a
+    /// read-back (`None` where the query is empty).
+    fn join_all_marked(&mut self) -> Result<Vec<Option<CudaEvent>>> {
+        let mut done = Vec::with_capacity(self.chunks.len());
+        for k in 0..self.chunks.len() {
+            if self.query.is_empty() {
+                done.push(None);
+                continue;
+            }
+            self.join_chunk(k)?;
+            let event = self
+                .stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                .map_err(self.info.error("ordering the streams"))?;
+            done.push(Some(event));
+        }
+        self.pending.clear();
+        Ok(done)
+    }
+
+    /// Loaded query `which`'s scores of [`GpuEngine::positions`] (sorted
+    /// order), in one read-back once every chunk is joined; all 0 when the
+    /// query is empty.
+    fn scores_of(&mut self, which: Which) -> Result<Vec<i32>> {
+        if self.query.is_empty() {
+            return Ok(vec![0; self.positions.len()]);
+        }
+        self.join_all()?;
+        let (_, _, scores) = self.loaded_query(which)?;
+        let mut all = self
+            .stream
+            .clone_dtoh(&scores.slice(0..self.positions.len()))
+            .map_err(self.info.error("reading the scores back"))?;
+        // The chunks tile the positions in order (plan_chunks_split); were
+        // they ever not to, the scores go in chunk order, as reading each
+        // chunk's did.
+        let mut end = 0;
+        let in_order = self.chunks.iter().all(|chunk| {
+            let range = self.local(chunk);
+            let follows = range.start == end;
+            end = range.end;
+            follows
+        }) && end == self.positions.len();
+        if !in_order {
+            all = self
+                .chunks
+                .iter()
+                .flat_map(|chunk| all[self.local(chunk)].to_vec())
+                .collect();
+        }
+        Ok(all)
+    }
+
     /// Waits for chunk `k`'s launch and returns its scores (sorted order)
     /// for loaded query `which`.
     fn chunk_scores_of(&mut self, k: usize, which: Which) -> Result<Vec<i32>> {
@@ -998,20 +1043,22 @@ impl GpuEngine {
                 self.pair_queries && !queries[first].is_empty() && !queries[q].is_empty()
             });
             self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
-            let mut scores = Vec::with_capacity(self.positions.len());
-            let mut partner_scores = Vec::with_capacity(self.positions.len());
-            for k in 0..self.chunks.len() {
-                scores.extend(self.chunk_scores_of(k, Which::First)?);
-                let mut cells = queries[first].len() as u64;
-                if let Some(q) = partner {
-                    partner_scores.extend(self.chunk_scores_of(k, Which::Partner)?);
-                    cells += queries[q].len() as u64;
+            let done = self.join_all_marked()?;
+            let mut cells = queries[first].len() as u64;
+            if let Some(q) = partner {
+                cells += queries[q].len() as u64;
+            }
+            for (k, chunk_done) in done.iter().enumerate() {
+                if let Some(event) = chunk_done {
+                    event
+                        .synchronize()
+                        .map_err(self.info.error("waiting for a chunk"))?;
                 }
                 progress(cells * self.chunks[k].residue_count);
             }
-            all[first] = scores;
+            all[first] = self.scores_of(Which::First)?;
             if let Some(q) = partner {
-                all[q] = partner_scores;
+                all[q] = self.scores_of(Which::Partner)?;
             }
             at += 1 + usize::from(partner.is_some());
         }
@@ -1084,8 +1131,9 @@ impl Engine for GpuEngine {
     }
 
     /// Every chunk's launch is queued at once (two queries' where they
-    /// pair); the scores are read back chunk by chunk, in launch order,
-    /// each telling `progress` its cells.
+    /// pair); `progress` hears each chunk's cells as it is done, in launch
+    /// order, and each query's scores come back in one copy at the end
+    /// (with batches of query pairs, a batch's scores at once).
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],
