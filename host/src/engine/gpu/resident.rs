@@ -976,28 +976,24 @@ impl GpuEngine {
         }
         self.join_all()?;
         let (_, _, scores) = self.loaded_query(which)?;
-        let mut all = self
-            .stream
-            .clone_dtoh(&scores.slice(0..self.positions.len()))
-            .map_err(self.info.error("reading the scores back"))?;
-        // The chunks tile the positions in order (plan_chunks_split); were
-        // they ever not to, the scores go in chunk order, as reading each
-        // chunk's did.
+        // The buffer's order is the chunks' only where they tile the
+        // positions in order, as plan_chunks_split makes them.
         let mut end = 0;
-        let in_order = self.chunks.iter().all(|chunk| {
+        let tiled = self.chunks.iter().all(|chunk| {
             let range = self.local(chunk);
             let follows = range.start == end;
             end = range.end;
             follows
         }) && end == self.positions.len();
-        if !in_order {
-            all = self
-                .chunks
-                .iter()
-                .flat_map(|chunk| all[self.local(chunk)].to_vec())
-                .collect();
+        if !tiled {
+            return Err(Error::Internal(format!(
+                "the chunks on {} do not tile its sequences in order",
+                self.info.label()
+            )));
         }
-        Ok(all)
+        self.stream
+            .clone_dtoh(&scores.slice(0..self.positions.len()))
+            .map_err(self.info.error("reading the scores back"))
     }
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order)
