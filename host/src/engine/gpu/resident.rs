@@ -950,12 +950,11 @@ impl GpuEngine {
     /// each chunk's part (its rescue): what waits for chunk `k` without a
     /// read-back (`None` where the query is empty).
     fn join_all_marked(&mut self) -> Result<Vec<Option<CudaEvent>>> {
+        if self.query.is_empty() {
+            return Ok((0..self.chunks.len()).map(|_| None).collect());
+        }
         let mut done = Vec::with_capacity(self.chunks.len());
         for k in 0..self.chunks.len() {
-            if self.query.is_empty() {
-                done.push(None);
-                continue;
-            }
             self.join_chunk(k)?;
             let event = self
                 .stream
@@ -976,21 +975,8 @@ impl GpuEngine {
         }
         self.join_all()?;
         let (_, _, scores) = self.loaded_query(which)?;
-        // The buffer's order is the chunks' only where they tile the
-        // positions in order, as plan_chunks_split makes them.
-        let mut end = 0;
-        let tiled = self.chunks.iter().all(|chunk| {
-            let range = self.local(chunk);
-            let follows = range.start == end;
-            end = range.end;
-            follows
-        }) && end == self.positions.len();
-        if !tiled {
-            return Err(Error::Internal(format!(
-                "the chunks on {} do not tile its sequences in order",
-                self.info.label()
-            )));
-        }
+        // The buffer is in chunk order: each chunk follows the one before
+        // (GpuEngineBuilder::chunks refuses any other).
         self.stream
             .clone_dtoh(&scores.slice(0..self.positions.len()))
             .map_err(self.info.error("reading the scores back"))
