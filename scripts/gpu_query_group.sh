@@ -284,6 +284,15 @@ step_pins() {
     done
 }
 
+# CUDASW++4's database NAME from the bundle's FASTA file $2, made once
+# (after its build) in /tmp/sidebyside/cs4db.
+cs4_database() {
+    local cs4db=/tmp/sidebyside/cs4db
+    mkdir -p "$cs4db"
+    [ -f "$cs4db/$1.done" ] || { /tmp/sidebyside/cudasw4/makedb "$here/$2" "$cs4db/$1" > /dev/null 2>&1 \
+        && touch "$cs4db/$1.done"; }
+}
+
 step_batch() {
     databases
     while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
@@ -292,11 +301,8 @@ step_batch() {
     done
     [ -f allvsall.wsw ] || ./warpsw makedb allvsall_sprot_4000_len100-500.fasta -o allvsall.wsw > /dev/null
     local cs4=/tmp/sidebyside/cudasw4 cs4db=/tmp/sidebyside/cs4db
-    mkdir -p "$cs4db"
-    [ -f "$cs4db/allvsall.done" ] || { $cs4/makedb "$here/allvsall_sprot_4000_len100-500.fasta" \
-        "$cs4db/allvsall" > /dev/null 2>&1 && touch "$cs4db/allvsall.done"; }
-    [ -f "$cs4db/uniprot20k.done" ] || { $cs4/makedb "$here/uniprot20k.fasta.gz" \
-        "$cs4db/uniprot20k" > /dev/null 2>&1 && touch "$cs4db/uniprot20k.done"; }
+    cs4_database allvsall allvsall_sprot_4000_len100-500.fasta
+    cs4_database uniprot20k uniprot20k.fasta.gz
     # name:queries:warpsw database:CUDASW++4 database:open:extend:matrix
     local cases=${QG_BATCH_CASES:-allvsall:allvsall_sprot_4000_len100-500.fasta:allvsall.wsw:allvsall:8:2:blosum50 ecoli:ecoli_k12_proteome.fasta:uniprot20k.wsw:uniprot20k:10:1:blosum62 q20:queries.fasta:uniprot20k.wsw:uniprot20k:10:1:blosum62}
     for case in $cases; do
@@ -382,9 +388,7 @@ step_shortq() {
     while ! grep -q "build rc" "$work/cudasw4_build.log" 2> /dev/null; do sleep 1; done
     local cs4=/tmp/sidebyside/cudasw4 cs4db=/tmp/sidebyside/cs4db
     local k=${QG_SHORT_QUERIES:-4} repeat=${QG_SHORT_REPEAT:-9}
-    mkdir -p "$cs4db"
-    [ -f "$cs4db/synth570k.done" ] || { $cs4/makedb "$here/synth570k.fa" "$cs4db/synth570k" > /dev/null 2>&1 \
-        && touch "$cs4db/synth570k.done"; }
+    cs4_database synth570k synth570k.fa
     awk -v k="$k" '/^>/ { n++ } n <= k' queries.fasta > "$work/shortq.fasta"
     # CUDASW++4: a warm-up copy of the first query, then each query
     # `repeat` times in a row (its per-query lines, in order).
