@@ -859,7 +859,8 @@ fn gpu_query_group_matches_the_reference() {
     let db = hay::database(seqs);
     // One pass of g8_r18 (the 144-residue query), seven of it (1,000:
     // lanes that start inside a profile word, pass after pass) and eight
-    // of g8_r24 (1,500), the lifted configurations `config_for` picks.
+    // of g8_r24 (1,500), the lifted configurations `config_for` picks: two
+    // rows a step on the chunks of longer sequences, one on the shortest.
     let queries: Vec<Vec<u8>> = [144, 1000, 1500]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))

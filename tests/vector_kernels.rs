@@ -755,6 +755,9 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
         named("g16_r24_lifted"),
         named("g8_r8_queries"),
         named("g16_r20_queries"),
+        named("g8_r18_lifted_2rows"),
+        named("g16_r24_lifted_2rows"),
+        named("g8_r20_queries_2rows"),
     ] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);

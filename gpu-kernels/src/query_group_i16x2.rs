@@ -117,6 +117,31 @@
 //! chains raised the issue rate less than they raised the instructions or
 //! the min/max pipe's load (benches/RESULTS.md).
 //!
+//! # Rows a step
+//! A lane's row is one dependency chain: E runs through its `R` columns
+//! one after another (three operations a column under the lifted update),
+//! and the row's first column waits, by a shuffle, for the left
+//! neighbour's last. The configurations of two rows a step (`_2rows`,
+//! [`Config::rows_per_step`] 2) compute rows `2(t - l)` and `2(t - l) +
+//! 1` on lane `l` at step `t`, the second row's cell of a column right
+//! after the first's (it needs the first's H and F of that column, and
+//! as its diagonal the first's H of the column before): two chains side
+//! by side, so that a warp waits less on each. A lane hands both rows'
+//! last H and E on (four shuffles a step: as many a row as before), lane
+//! 0 takes two rows' residues a step, and the border slots are the
+//! same, one a row (slot `r + G - 1` holds row `r`), the last lane
+//! writing its two once they are rows of the matrix. The wavefront
+//! takes `G - 1` steps of two rows to fill the group ([`pass_steps`]),
+//! twice the rows of one. On an H100 (570k synthetic database) one query
+//! with the lifted update ran 2 to 4 % faster with two rows a step at 18
+//! and 24 columns a lane (not at 20 or 28: the configurations of two rows
+//! are those widths', and `g16_r24`, `g8_r16`), while two queries in the
+//! halves ran 4 % slower at `g8_r20`: there the extra instructions (2 to
+//! 3 % a cell: the second row's addresses and the border's guard) did not
+//! issue faster. So the models choose two rows a step only for one query
+//! (`g8_r20_queries_2rows` is there to be measured, pinned), weighing
+//! them against one row ([`Config::step_cost`]; benches/RESULTS.md).
+//!
 //! # Exactness
 //! Biased and plain as [`crate::group_i16x2`]'s updates, with the scores
 //! from the window instead of the pair table (the biased window is `s +
@@ -480,6 +505,19 @@ impl QueryGroupParams {
     }
 }
 
+/// Steps of a pass over pairs of at most `rows` residues on `lanes` lanes
+/// computing `rows_per_step` rows a step (1 or 2): the wavefront fills
+/// the group, in whole iterations of four rows (module docs, *Rows a
+/// step*).
+#[inline(always)]
+pub const fn pass_steps(rows: usize, lanes: usize, rows_per_step: usize) -> usize {
+    if rows_per_step == 2 {
+        (rows.div_ceil(2) + lanes - 1).next_multiple_of(2)
+    } else {
+        (rows + lanes - 1).next_multiple_of(4)
+    }
+}
+
 /// Slots of border scratch a pair of sequences of at most `longest`
 /// residues needs: a step each of a pass of up to 32 lanes.
 pub const fn scratch_slots(longest: usize) -> usize {
@@ -665,79 +703,132 @@ impl<const R: usize> Lane<R> {
         }
     }
 
-    /// Computes one row across the lane's columns with update `U`.
-    /// `low_row` and `high_row` point at the lane's first slice in the
-    /// window rows of the row's two residues, `slice_stride` words apart
-    /// from one slice to the next; `left_h` and `left_e` are the H left of
-    /// the lane's first column in this row and the E entering it. Returns
-    /// the H of the lane's last column and the E leaving it. With two
-    /// queries in the halves (`Q`) there is one residue, `low_row`'s, and
-    /// its row holds a word a column (`high_row` is not read).
+    /// Computes `D` consecutive rows across the lane's columns with update
+    /// `U`, the rows interleaved column by column (row `d + 1`'s cell of a
+    /// column right after row `d`'s): each row's E chain is its own, so
+    /// `D` chains run side by side (module docs, *Rows a step*).
+    /// `rows[d]` points at the lane's first slice in the window rows of
+    /// row `d`'s two residues, `slice_stride` words apart from one slice
+    /// to the next; `left[d]` is the H left of the lane's first column in
+    /// row `d` and the E entering it. Returns each row's H of the lane's
+    /// last column and the E leaving it. With two queries in the halves
+    /// (`Q`) there is one residue a row, the first pointer's, and its row
+    /// holds a word a column (the second is not read).
     ///
     /// # Safety
-    /// Both rows hold [`slices`]`(R)` readable slices `slice_stride` words
-    /// apart ([`load_slice`]); with `Q`, `low_row` holds `R / 4`.
+    /// Every row holds [`slices`]`(R)` readable slices `slice_stride`
+    /// words apart ([`load_slice`]); with `Q`, the first pointer `R / 4`.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn row<const U: u8, const Q: bool>(
+    unsafe fn rows<const U: u8, const Q: bool, const D: usize>(
         &mut self,
-        low_row: *const u32,
-        high_row: *const u32,
+        rows: [(*const u32, *const u32); D],
         slice_stride: usize,
-        left_h: i16x2,
-        left_e: i16x2,
+        left: [(i16x2, i16x2); D],
         g: PackedGaps,
         lifted: LiftedGaps,
-    ) -> (i16x2, i16x2) {
+    ) -> [(i16x2, i16x2); D] {
         if Q {
             // A slice as its first column needs it: fewer live registers
             // than all of them up front.
-            let mut words = [0u32; 4];
-            self.cells::<U>(left_h, left_e, g, lifted, |col| {
+            let mut words = [[0u32; 4]; D];
+            self.cells::<U, D>(left, g, lifted, |d, col| {
                 if col % 4 == 0 {
-                    words = load_slice(low_row.add(col / 4 * slice_stride));
+                    words[d] = load_slice(rows[d].0.add(col / 4 * slice_stride));
                 }
-                pair(words[col % 4] as i32)
+                pair(words[d][col % 4] as i32)
             })
-        } else {
+        } else if D == 1 {
             let mut low = [[0u32; 4]; 2];
             let mut high = [[0u32; 4]; 2];
             for k in 0..slices(R) {
-                low[k] = load_slice(low_row.add(k * slice_stride));
-                high[k] = load_slice(high_row.add(k * slice_stride));
+                low[k] = load_slice(rows[0].0.add(k * slice_stride));
+                high[k] = load_slice(rows[0].1.add(k * slice_stride));
             }
-            self.cells::<U>(left_h, left_e, g, lifted, |col| {
+            self.cells::<U, D>(left, g, lifted, |_, col| {
                 let (k, word, byte) = (col / 16, col % 16 / 4, (col % 4) as u32);
                 score_pair(low[k][word], high[k][word], byte)
+            })
+        } else {
+            // Several rows: a slice of each as its first column needs it.
+            let mut low = [[0u32; 4]; D];
+            let mut high = [[0u32; 4]; D];
+            self.cells::<U, D>(left, g, lifted, |d, col| {
+                if col % 16 == 0 {
+                    low[d] = load_slice(rows[d].0.add(col / 16 * slice_stride));
+                    high[d] = load_slice(rows[d].1.add(col / 16 * slice_stride));
+                }
+                let (word, byte) = (col % 16 / 4, (col % 4) as u32);
+                score_pair(low[d][word], high[d][word], byte)
             })
         }
     }
 
-    /// The row's cells with update `U`, `sub(col)` the window's score of
-    /// column `col` for the row's residue (or residues): [`Lane::row`].
+    /// The rows' cells with update `U`, `sub(d, col)` the window's score
+    /// of column `col` for row `d`'s residue (or residues): [`Lane::rows`].
+    /// The best takes two cells at a time, so that one three-way max keeps
+    /// the best of both.
     #[inline(always)]
-    fn cells<const U: u8>(
+    fn cells<const U: u8, const D: usize>(
         &mut self,
-        left_h: i16x2,
-        left_e: i16x2,
+        left: [(i16x2, i16x2); D],
         g: PackedGaps,
         lifted: LiftedGaps,
-        mut sub: impl FnMut(usize) -> i16x2,
-    ) -> (i16x2, i16x2) {
-        let mut diag = self.left_h_above;
-        self.left_h_above = left_h;
-        let mut e = left_e;
-        let best = self.best;
-        self.best = row_of_cells::<R>(best, |col| {
-            let sub = sub(col);
-            let (h, f) = (&mut self.h[col], &mut self.f[col]);
-            match U {
-                LIFTED => lifted_column(h, f, &mut diag, sub, &mut e, lifted),
-                BIASED => column_update::<true>(h, f, &mut diag, sub, &mut e, g),
-                _ => column_update::<false>(h, f, &mut diag, sub, &mut e, g),
+        mut sub: impl FnMut(usize, usize) -> i16x2,
+    ) -> [(i16x2, i16x2); D] {
+        let update = |h: &mut i16x2, f: &mut i16x2, diag: &mut i16x2, sub, e: &mut i16x2| match U {
+            LIFTED => lifted_column(h, f, diag, sub, e, lifted),
+            BIASED => column_update::<true>(h, f, diag, sub, e, g),
+            _ => column_update::<false>(h, f, diag, sub, e, g),
+        };
+        if D == 1 {
+            let mut diag = self.left_h_above;
+            self.left_h_above = left[0].0;
+            let mut e = left[0].1;
+            let best = self.best;
+            self.best = row_of_cells::<R>(best, |col| {
+                let sub = sub(0, col);
+                update(&mut self.h[col], &mut self.f[col], &mut diag, sub, &mut e)
+            });
+            return [(self.h[R - 1], e); D];
+        }
+        // Row `d`'s first diagonal: the H left of the lane's first column
+        // in the row above it.
+        let mut diag: [i16x2; D] = core::array::from_fn(|d| {
+            if d == 0 {
+                self.left_h_above
+            } else {
+                left[d - 1].0
             }
         });
-        (self.h[R - 1], e)
+        self.left_h_above = left[D - 1].0;
+        let mut e: [i16x2; D] = core::array::from_fn(|d| left[d].1);
+        let mut last_h = [i16x2::splat(0); D];
+        let mut best = self.best;
+        let mut pending: Option<i16x2> = None;
+        for col in 0..R {
+            for d in 0..D {
+                let sub = sub(d, col);
+                let cell = update(
+                    &mut self.h[col],
+                    &mut self.f[col],
+                    &mut diag[d],
+                    sub,
+                    &mut e[d],
+                );
+                if col == R - 1 {
+                    last_h[d] = self.h[R - 1];
+                }
+                match pending.take() {
+                    Some(other) => best = best.max_score(other.max_score(cell)),
+                    None => pending = Some(cell),
+                }
+            }
+        }
+        if let Some(other) = pending {
+            best = best.max_score(other);
+        }
+        self.best = best;
+        core::array::from_fn(|d| (last_h[d], e[d]))
     }
 }
 
@@ -776,7 +867,14 @@ impl<const R: usize> Lane<R> {
 /// * `rows` is at least [`pair_rows`] of this pair and at most the chunk's
 ///   longest sequence, the same in every group of the warp.
 #[inline(always)]
-pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8, const Q: bool>(
+pub unsafe fn align_pass<
+    V: Vector,
+    const R: usize,
+    const N: usize,
+    const U: u8,
+    const Q: bool,
+    const D: usize,
+>(
     p: &QueryGroupParams,
     window: *const u32,
     pair_index: usize,
@@ -804,7 +902,10 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8,
         (zero, zero, bits(i16x2::splat(NEG_INF_I16)))
     };
     let lanes = V::VL;
-    let steps = (rows + lanes as u32 - 1).next_multiple_of(4);
+    let steps = pass_steps(rows as usize, lanes, D) as u32;
+    // Rows the last lane computes in a pass: the rows whose left border
+    // the pass before wrote.
+    let rows_done = D as u32 * (steps - (lanes as u32 - 1));
     let bordered = has_low && p.passes > 1;
     let slots = if bordered {
         p.scratch
@@ -816,11 +917,17 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8,
     let reads_border = bordered && p.pass > 0;
     let writes_border = bordered && p.pass + 1 < p.passes;
     // What lane 0 takes at the left of row `row`: what the last lane handed
-    // out of that row in the pass before, or the matrix's left border.
+    // out of that row in the pass before (slot `row + G - 1`), or the
+    // matrix's left border.
     let left_of = |row: u32| -> (i32, i32) {
-        let at = row + lanes as u32 - 1;
-        if reads_border && at < steps {
-            let both = load_slot(slots.add(at as usize));
+        // (With one row a step: `row + G - 1 < steps`.)
+        let written = if D == 1 {
+            row + lanes as u32 - 1 < steps
+        } else {
+            row < rows_done
+        };
+        if reads_border && written {
+            let both = load_slot(slots.add((row + lanes as u32 - 1) as usize));
             (both as u32 as i32, (both >> 32) as u32 as i32)
         } else {
             (bits(h_zero), no_e)
@@ -850,77 +957,117 @@ pub unsafe fn align_pass<V: Vector, const R: usize, const N: usize, const U: u8,
         }
     };
     let pad_offsets = PAD_CODE as u32 * code_words * if Q { 1 } else { 0x1_0001 };
+    // With two queries and two rows a step, both rows' offsets (16 bits
+    // each) travel in one shuffle, the first row's in the low half.
+    let packs = Q && D == 2;
 
     let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero, best_zero));
-    let mut row_offsets = V::splat(pad_offsets as i32);
-    let (h0, e0) = left_of(0);
-    let mut left_h = V::from_lanes(|l| if l == 0 { h0 } else { bits(h_zero) });
-    let mut left_e = V::from_lanes(|l| if l == 0 { e0 } else { no_e });
-    // Step `t`: lane 0 takes row `t`'s residues (`next`), the others their
-    // left neighbour's from the step before; every lane computes its row and
-    // hands its last column's H and the E leaving it on; the last lane's
-    // (row `t - G + 1`) go to slot `t` for the next pass, and lane 0 takes
-    // `(h_next, e_next)`, the left of row `t + 1`.
-    let mut step = |t: u32, next: u32, (h_next, e_next): (i32, i32)| {
-        row_offsets = row_offsets.shift_up(next as i32);
-        let mut in_h = [0i32; N];
-        let mut in_e = [0i32; N];
-        left_h.for_lanes(|l, x| in_h[l % N] = x);
-        left_e.for_lanes(|l, x| in_e[l % N] = x);
-        let mut out_h = [0i32; N];
-        let mut out_e = [0i32; N];
-        row_offsets.for_lanes(|l, both| {
+    let mut row_offsets: [V; D] = [V::splat(if packs {
+        pad_offsets * 0x1_0001
+    } else {
+        pad_offsets
+    } as i32); D];
+    let mut left_h: [V; D] = core::array::from_fn(|d| {
+        let h = left_of(d as u32).0;
+        V::from_lanes(|l| if l == 0 { h } else { bits(h_zero) })
+    });
+    let mut left_e: [V; D] = core::array::from_fn(|d| {
+        let e = left_of(d as u32).1;
+        V::from_lanes(|l| if l == 0 { e } else { no_e })
+    });
+    // The step whose lane 0 computes rows `r0 .. r0 + D`: lane 0 takes those
+    // rows' residues (`next`), the others their left neighbour's from the
+    // step before; every lane computes its rows and hands each row's last
+    // column's H and the E leaving it on; the last lane's (rows `r0 - D(G -
+    // 1) ..`) go to their slots for the next pass, and lane 0 takes
+    // `border`, the left of rows `r0 + D ..`.
+    let mut step = |r0: u32, next: [u32; D], border: [(i32, i32); D]| {
+        if packs {
+            row_offsets[0] = row_offsets[0].shift_up((next[0] | next[D - 1] << 16) as i32);
+        } else {
+            for d in 0..D {
+                row_offsets[d] = row_offsets[d].shift_up(next[d] as i32);
+            }
+        }
+        let mut in_h = [[0i32; N]; D];
+        let mut in_e = [[0i32; N]; D];
+        let mut offs = [[0u32; N]; D];
+        for d in 0..D {
+            left_h[d].for_lanes(|l, x| in_h[d][l % N] = x);
+            left_e[d].for_lanes(|l, x| in_e[d][l % N] = x);
+            if !packs || d == 0 {
+                row_offsets[d].for_lanes(|l, x| offs[d][l % N] = x as u32);
+            }
+        }
+        let mut out_h = [[0i32; N]; D];
+        let mut out_e = [[0i32; N]; D];
+        row_offsets[0].for_lanes(|l, _| {
             let lane_slice = window.add(l * 4);
-            let both = both as u32;
-            let (h, e) = state[l % N].row::<U, Q>(
-                lane_slice.add((both & 0xffff) as usize),
-                lane_slice.add((both >> 16) as usize),
-                slice_stride,
-                pair(in_h[l % N]),
-                pair(in_e[l % N]),
-                g,
-                lifted,
-            );
-            out_h[l % N] = bits(h);
-            out_e[l % N] = bits(e);
+            let rows: [(*const u32, *const u32); D] = core::array::from_fn(|d| {
+                let both = if packs {
+                    offs[0][l % N] >> (16 * d) & 0xffff
+                } else {
+                    offs[d][l % N]
+                };
+                (
+                    lane_slice.add((both & 0xffff) as usize),
+                    lane_slice.add((both >> 16) as usize),
+                )
+            });
+            let left = core::array::from_fn(|d| (pair(in_h[d][l % N]), pair(in_e[d][l % N])));
+            let out = state[l % N].rows::<U, Q, D>(rows, slice_stride, left, g, lifted);
+            for d in 0..D {
+                out_h[d][l % N] = bits(out[d].0);
+                out_e[d][l % N] = bits(out[d].1);
+            }
         });
-        if writes_border {
-            V::from_lanes(|l| out_h[l % N]).for_lanes(|l, h| {
+        // The last lane's rows start `D (G - 1)` rows behind lane 0's. Its
+        // rows of the wavefront's fill (before row 0) have no slot: with
+        // two rows a step they are not written, with one they go to slots
+        // `0 .. G - 1`, which no pass reads.
+        if writes_border && (D == 1 || r0 >= D as u32 * (lanes as u32 - 1)) {
+            let first_slot = r0 - (D as u32 - 1) * (lanes as u32 - 1);
+            V::from_lanes(|l| out_h[0][l % N]).for_lanes(|l, _| {
                 if l == lanes - 1 {
-                    *slots.add(t as usize) = slot(h, out_e[l % N]);
+                    for d in 0..D {
+                        *slots.add(first_slot as usize + d) =
+                            slot(out_h[d][l % N], out_e[d][l % N]);
+                    }
                 }
             });
         }
-        left_h = V::from_lanes(|l| out_h[l % N]).shift_up(h_next);
-        left_e = V::from_lanes(|l| out_e[l % N]).shift_up(e_next);
+        for d in 0..D {
+            left_h[d] = V::from_lanes(|l| out_h[d][l % N]).shift_up(border[d].0);
+            left_e[d] = V::from_lanes(|l| out_e[d][l % N]).shift_up(border[d].1);
+        }
     };
-    // Four steps an iteration: the next four rows' residues (a word of each
-    // sequence) and left borders, loaded an iteration ahead.
-    let border4 = |t: u32| {
-        [
-            left_of(t + 1),
-            left_of(t + 2),
-            left_of(t + 3),
-            left_of(t + 4),
-        ]
+    // Four rows an iteration (a word of each sequence, `4 / D` steps): the
+    // next four rows' residues and left borders, loaded an iteration ahead.
+    let border4 = |r: u32| {
+        let r = r + D as u32;
+        [left_of(r), left_of(r + 1), left_of(r + 2), left_of(r + 3)]
     };
     let mut low_word = word_of(low, has_low, 0);
     let mut high_word = word_of(low + 1, has_high, 0);
     let mut border = border4(0);
-    let mut t = 0u32;
-    while t < steps {
-        let w = t / 4 + 1;
+    let row_end = D as u32 * steps;
+    let mut r0 = 0u32;
+    while r0 < row_end {
+        let w = r0 / 4 + 1;
         let next_low = word_of(low, has_low, w);
         let next_high = word_of(low + 1, has_high, w);
-        let next_border = border4(t + 4);
-        step(t, offsets(low_word, high_word, 0), border[0]);
-        step(t + 1, offsets(low_word, high_word, 1), border[1]);
-        step(t + 2, offsets(low_word, high_word, 2), border[2]);
-        step(t + 3, offsets(low_word, high_word, 3), border[3]);
+        let next_border = border4(r0 + 4);
+        for k in 0..4 / D {
+            step(
+                r0 + (D * k) as u32,
+                core::array::from_fn(|d| offsets(low_word, high_word, (D * k + d) as u32)),
+                core::array::from_fn(|d| border[D * k + d]),
+            );
+        }
         low_word = next_low;
         high_word = next_high;
         border = next_border;
-        t += 4;
+        r0 += 4;
     }
 
     // The group's best of this pass, per half.
@@ -1036,6 +1183,8 @@ pub struct Config {
     pub update: Update,
     /// What the halves hold: two sequences, or two queries.
     pub halves: Halves,
+    /// Rows a lane computes a step, `D` (module docs, *Rows a step*).
+    pub rows_per_step: usize,
     /// Blocks of [`crate::group_i16x2::BLOCK_THREADS`] one multiprocessor
     /// is meant to hold on `sm_80` and on `sm_90`: the register cap
     /// written into the PTX (host/build.rs).
@@ -1069,9 +1218,11 @@ impl Config {
     /// The model [`config_for`] and [`pair_config_for`] minimise and
     /// [`queries_pay`] compares, in quarters of an instruction:
     /// a group's lane-steps over every pass times what a lane spends a
-    /// step (26 a column for the cell updates and the permute, 23 with two
-    /// queries, which need no permute: SASS of the steps' loop, ptxas 13.0;
-    /// 56 for the shuffles, the residues and the loads), plus a pass's own
+    /// step (for each row of the step: 26 a column for the cell updates and
+    /// the permute, 25 with two rows a step, whose instructions issue
+    /// faster, 23 with two queries, which need no permute: SASS of the
+    /// steps' loop, ptxas 13.0; 56 for the shuffles, the residues and the
+    /// loads), plus a pass's own
     /// (4,000 a lane: the group's best, the scores, its share of the
     /// window). A group aligns two sequences, or with two queries one.
     #[cfg(not(target_arch = "nvptx64"))]
@@ -1082,18 +1233,22 @@ impl Config {
     /// Steps of a pass over a sequence of `rows` residues (the wavefront
     /// fills the group, in whole iterations of four).
     pub const fn steps(&self, rows: usize) -> usize {
-        (rows + self.lanes - 1).next_multiple_of(4)
+        pass_steps(rows, self.lanes, self.rows_per_step)
     }
 
     /// What a lane spends a step, in quarters of an instruction
     /// ([`Config::cost`]).
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn step_cost(&self) -> usize {
-        let per_column = match self.halves {
-            Halves::Sequences => 26,
-            Halves::Queries => 23,
+        let per_column = match (self.halves, self.rows_per_step) {
+            (Halves::Sequences, 1) => 26,
+            // Two rows a step issue 2 % more instructions a cell but ran
+            // about 5 % faster a row (g8_r18 on an H100, its longer fill
+            // counted: benches/RESULTS.md).
+            (Halves::Sequences, _) => 25,
+            (Halves::Queries, _) => 23,
         };
-        per_column * self.columns + 56
+        (per_column * self.columns + 56) * self.rows_per_step
     }
 }
 
@@ -1102,7 +1257,7 @@ impl Config {
 /// entry point each, [`CONFIGS`], and the host's emulated run
 /// ([`align_pass_emulated`]), from one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $blocks:expr)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $blocks:expr)),* $(,)?) => {
         $(
             /// GPU entry point: `G` lanes per pair of sequences (or per
             /// sequence, two queries in the halves), `R` query columns per
@@ -1130,7 +1285,7 @@ macro_rules! query_group_configs {
                 // pairs aligns nothing and writes nothing).
                 let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
                 let rows = crate::warp::warp_max(pair_rows::<Q>(&p, pair_index));
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q>(
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q, $d>(
                     &p, window, pair_index, rows,
                 );
             }
@@ -1143,6 +1298,7 @@ macro_rules! query_group_configs {
             columns: $r,
             update: Update::$update,
             halves: Halves::$halves,
+            rows_per_step: $d,
             blocks_per_sm: $blocks,
         }),*];
 
@@ -1171,6 +1327,7 @@ macro_rules! query_group_configs {
                         $g,
                         { Update::$update as u8 },
                         { Halves::$halves.is_queries() },
+                        $d,
                     >(p, window, pair_index, rows);
                 }
                 k += 1;
@@ -1188,7 +1345,13 @@ macro_rules! query_group_configs {
 // to 9 % slower on an H100), and up to 28 columns (at 28 it spills 24
 // bytes, four local loads an iteration of 112 lane-cells, and was still
 // the fastest on queries of 222, 657 and from 1,500 residues; at 32 it
-// spills 52).
+// spills 52). Two rows a step (module docs, *Rows a step*) take no more:
+// at 128 none of them spills, up to 28 columns (the second row's values
+// loaded as its columns need them). They are here at 16, 18 and 24
+// columns: one query at a time on an H100 they ran 2 to 4 % faster at 18
+// and 24, 2 to 5 % slower at 20 (queries of 464 and 2,504 residues) and
+// 0.7 % faster on average at 28, less than the columns the cost model
+// then spent to take them (benches/RESULTS.md).
 // Three updates
 // (module docs, *Cell updates*): the lifted one where the matrix and gaps
 // allow it ([`Update::fits`]), else the biased one, else the plain one,
@@ -1196,36 +1359,41 @@ macro_rules! query_group_configs {
 // others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any).
 #[rustfmt::skip]
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, [2, 3]),
-    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, Sequences, [2, 3]),
-    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, [2, 3]),
-    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r18_lifted, 8, 18, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, Sequences, [1, 2]),
-    (sw_query_group_i16x2_g8_r8_queries, 8, 8, Lifted, Queries, [2, 3]),
-    (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, [1, 2]),
-    (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, [1, 2]),
+    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r18_lifted, 8, 18, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_queries, 8, 8, Lifted, Queries, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted_2rows, 8, 16, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r18_lifted_2rows, 8, 18, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted_2rows, 8, 24, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted_2rows, 16, 24, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_queries_2rows, 8, 20, Lifted, Queries, 2, [1, 2]),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=
@@ -1246,34 +1414,62 @@ pub const fn update_for(min: i32, max: i32, first: i32) -> Update {
 /// `update`: the one of least [`Config::cost`] (the first of equals).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn config_for(query_len: usize, rows: usize, update: Update) -> usize {
+    cheapest_alone(query_len, rows, update, |_| true)
+}
+
+/// [`config_for`] among the configurations `keep` keeps.
+#[cfg(not(target_arch = "nvptx64"))]
+fn cheapest_alone(
+    query_len: usize,
+    rows: usize,
+    update: Update,
+    keep: impl Fn(&Config) -> bool,
+) -> usize {
     (0..CONFIGS.len())
         .filter(|&k| CONFIGS[k].update == update && CONFIGS[k].halves == Halves::Sequences)
+        .filter(|&k| keep(&CONFIGS[k]))
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("every update has configurations")
 }
 
 /// Which configuration of [`CONFIGS`] runs two queries of at most
 /// `query_len` residues in the halves (the lifted update) on a chunk whose
-/// longest sequence has `rows` residues: the one of least [`Config::cost`].
+/// longest sequence has `rows` residues: the one of least [`Config::cost`]
+/// of one row a step ([`pair_configs`]).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn pair_config_for(query_len: usize, rows: usize) -> usize {
-    (0..CONFIGS.len())
-        .filter(|&k| CONFIGS[k].halves == Halves::Queries)
+    pair_configs()
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("two queries have configurations")
 }
 
+/// The configurations the models choose from for two queries in the
+/// halves: those of one row a step (two rows a step ran slower with two
+/// queries: module docs, *Rows a step*; `g8_r20_queries_2rows` is there
+/// to be measured, pinned).
+#[cfg(not(target_arch = "nvptx64"))]
+fn pair_configs() -> impl Iterator<Item = usize> {
+    (0..CONFIGS.len())
+        .filter(|&k| CONFIGS[k].halves == Halves::Queries && CONFIGS[k].rows_per_step == 1)
+}
+
 /// Whether two queries of `a_len` and `b_len` residues cost less in one
 /// launch, in the halves ([`pair_config_for`] of the longer), than each in
-/// its own ([`config_for`], the lifted update) on a chunk whose longest
-/// sequence has `rows` residues, by [`Config::cost`]: a launch of two
-/// queries runs a group a sequence, one of one query a group a pair of
-/// sequences.
+/// its own ([`config_for`], the lifted update, one row a step) on a chunk
+/// whose longest sequence has `rows` residues, by [`Config::cost`]: a
+/// launch of two queries runs a group a sequence, one of one query a
+/// group a pair of sequences. Against the cheaper cost of two rows a
+/// step fewer queries pair, and whole searches ran slower
+/// (benches/RESULTS.md): two rows a step are for the queries that stay
+/// alone.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn queries_pay(a_len: usize, b_len: usize, rows: usize) -> bool {
     let longer = a_len.max(b_len);
     let together = CONFIGS[pair_config_for(longer, rows)].cost(longer, rows);
-    let alone = |len| CONFIGS[config_for(len, rows, Update::Lifted)].cost(len, rows);
+    let alone = |len| {
+        let k = cheapest_alone(len, rows, Update::Lifted, |c| c.rows_per_step == 1);
+        CONFIGS[k].cost(len, rows)
+    };
     2 * together < alone(a_len) + alone(b_len)
 }
 
@@ -1315,8 +1511,7 @@ pub fn batch_config_for(lens: &[usize], rows: usize, groups: usize, sm_count: us
         let critical = serial as f64 / 4.0 * WARP_CYCLES_PER_INSTRUCTION;
         spread.max(critical)
     };
-    (0..CONFIGS.len())
-        .filter(|&k| CONFIGS[k].halves == Halves::Queries)
+    pair_configs()
         .min_by(|&a, &b| cycles(a).total_cmp(&cycles(b)))
         .expect("two queries have configurations")
 }
@@ -1457,6 +1652,27 @@ mod tests {
             Some(512)
         );
         assert_eq!(config_named("g99"), None);
+    }
+
+    /// One query on long sequences takes two rows a step, where the
+    /// wavefront's fill is small against the rows; on short ones, one.
+    #[test]
+    fn long_chunks_take_two_rows_a_step() {
+        let c = CONFIGS[config_for(144, 400, Update::Lifted)];
+        assert_eq!((c.width(), c.rows_per_step), (144, 2), "{c:?}");
+        let c = CONFIGS[config_for(144, 20, Update::Lifted)];
+        assert_eq!((c.width(), c.rows_per_step), (144, 1), "{c:?}");
+        for rows in [0, 1, 2, 3, 100, 401] {
+            for lanes in [8, 16] {
+                let steps = pass_steps(rows, lanes, 2);
+                // The last lane reaches every row, in whole iterations of
+                // four rows.
+                assert!(2 * (steps - (lanes - 1)) >= rows && (2 * steps).is_multiple_of(4));
+                assert!(2 * steps < rows + 2 * lanes + 4);
+                // Its last slot lies inside the pair's scratch.
+                assert!(2 * steps - (lanes - 1) <= scratch_slots(rows));
+            }
+        }
     }
 
     /// The lifted update takes BLOSUM62 (-4 ..= 11) from `first` 4 to 116,
