@@ -1350,7 +1350,7 @@ macro_rules! query_group_configs {
 // loaded as its columns need them). They are here at 16, 18 and 24
 // columns: one query at a time on an H100 they ran 2 to 4 % faster at 18
 // and 24, 2 to 5 % slower at 20 (queries of 464 and 2,504 residues) and
-// 0.7 % faster on average at 28, less than the columns the cost model
+// 1 % faster on average at 28, less than the columns the cost model
 // then spent to take them (benches/RESULTS.md).
 // Three updates
 // (module docs, *Cell updates*): the lifted one where the matrix and gaps
