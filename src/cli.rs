@@ -412,20 +412,21 @@ pub fn print_kernels() {
 /// (256 threads and the window a block).
 fn print_query_group_configs() {
     println!(
-        "\nquery-group-i16x2 configurations (one per query and chunk, by a cost model); registers capped in the PTX\n\
-         (sm_80 build / sm_90 build) and blocks per multiprocessor at the cap (A100 / H100):"
+        "\nquery-group-i16x2 configurations (one per query and chunk, by a cost model; rows: rows a lane computes a step);\n\
+         registers capped in the PTX (sm_80 build / sm_90 build) and blocks per multiprocessor at the cap (A100 / H100):"
     );
     println!(
-        "{:<37} {:>5} {:>5}  {:<7} {:>7} {:>13} {:>13}",
-        "symbol", "lanes", "width", "update", "window", "max registers", "blocks per SM"
+        "{:<42} {:>5} {:>5} {:>4}  {:<7} {:>7} {:>13} {:>13}",
+        "symbol", "lanes", "width", "rows", "update", "window", "max registers", "blocks per SM"
     );
     for g in host::kernel::occupancy::query_group_configs() {
         let c = g.config;
         println!(
-            "{:<37} {:>5} {:>5}  {:<7} {:>7} {:>13} {:>13}",
+            "{:<42} {:>5} {:>5} {:>4}  {:<7} {:>7} {:>13} {:>13}",
             c.symbol,
             c.lanes,
             c.width(),
+            c.rows_per_step,
             format!("{:?}", c.update).to_lowercase(),
             c.window_bytes(),
             format!("{} / {}", g.max_registers[0], g.max_registers[1]),
