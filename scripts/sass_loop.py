@@ -8,9 +8,10 @@ For every entry point whose name contains PATTERN (default
 letter), finds the loop that runs the steps: the innermost loop (a backward
 branch) holding shared-memory loads and shuffles and no `WARPSYNC` (ptxas
 also keeps a never-run copy of each shuffle loop for divergent warps, with
-`WARPSYNC` around every shuffle). One iteration is four steps; in each a
-lane updates its R columns (R lane-cells, two DP cells each: the pair's two
-sequences), so the loop does 4R lane-cells. Prints per kernel: SASS
+`WARPSYNC` around every shuffle). One iteration is four rows (four steps,
+or two of two rows for the query-group `_2rows` configurations); in each
+row a lane updates its R columns (R lane-cells, two DP cells each: the
+pair's two sequences), so the loop does 4R lane-cells. Prints per kernel: SASS
 instructions per iteration and per lane-cell, the main opcodes per
 lane-cell, and the longest chain of dependent DPX operations (`VI*`)
 through one iteration (register read-after-write only; how long E's chain
