@@ -38,7 +38,8 @@
 //! chunk and its left border from the pass before (the matrix's left
 //! border, `H = 0` and no gap, in the first pass). Every group of a warp
 //! runs the same steps, `n + G - 1` rounded up to whole iterations of four,
-//! `n` the longest sequence of the warp's pairs.
+//! `n` the longest sequence of the warp's pairs. (That is one row a step;
+//! the `_2rows` configurations compute two: *Rows a step* below.)
 //!
 //! A query of `m` residues takes `ceil(m / W)` launches on a chunk, in
 //! stream order. Between them, the last lane's `H` and `E` of every row go
@@ -127,8 +128,10 @@
 //! after the first's (it needs the first's H and F of that column, and
 //! as its diagonal the first's H of the column before): two chains side
 //! by side, so that a warp waits less on each. A lane hands both rows'
-//! last H and E on (four shuffles a step: as many a row as before), lane
-//! 0 takes two rows' residues a step, and the border slots are the
+//! last H and E on (four shuffles a step: as many a row as before) and
+//! the rows' window offsets (two shuffles, one with two queries, whose
+//! offsets fit 16 bits each), lane 0 takes two rows' residues a step, and
+//! the border slots are the
 //! same, one a row (slot `r + G - 1` holds row `r`), the last lane
 //! writing its two once they are rows of the matrix. The wavefront
 //! takes `G - 1` steps of two rows to fill the group ([`pass_steps`]),
@@ -519,7 +522,9 @@ pub const fn pass_steps(rows: usize, lanes: usize, rows_per_step: usize) -> usiz
 }
 
 /// Slots of border scratch a pair of sequences of at most `longest`
-/// residues needs: a step each of a pass of up to 32 lanes.
+/// residues needs: the highest slot a pass writes, for groups of up to 32
+/// lanes of one row a step (slot `t` at step `t`) or up to 16 of two
+/// (slot `row + G - 1`, at most `longest + G + 1`).
 pub const fn scratch_slots(longest: usize) -> usize {
     (longest + 31).next_multiple_of(4)
 }
@@ -841,7 +846,8 @@ impl<const R: usize> Lane<R> {
 ///
 /// `N` is the number of lanes the calling code computes: `V::VL` on the host
 /// (one call computes the whole group), 1 on the GPU (each thread its own
-/// lane).
+/// lane). `D` is the rows a lane computes a step, 1 or 2 (module docs,
+/// *Rows a step*).
 ///
 /// A pair past the launch's (`pair_index >= p.end_pair`, or past the
 /// chunk's end) aligns nothing and writes nothing, but runs every step with
@@ -1244,7 +1250,8 @@ impl Config {
             (Halves::Sequences, 1) => 26,
             // Two rows a step issue 2 % more instructions a cell but ran
             // about 5 % faster a row (g8_r18 on an H100, its longer fill
-            // counted: benches/RESULTS.md).
+            // counted: benches/RESULTS.md); 25 against 26 credits them
+            // 3.5 % a row, to stay on the safe side.
             (Halves::Sequences, _) => 25,
             (Halves::Queries, _) => 23,
         };
@@ -1253,7 +1260,8 @@ impl Config {
 }
 
 /// The configurations, each `(entry point, lanes per group G, columns per
-/// lane R, update, halves, [blocks per SM on sm_80, on sm_90])`: one PTX
+/// lane R, update, halves, rows a step D, [blocks per SM on sm_80, on
+/// sm_90])`: one PTX
 /// entry point each, [`CONFIGS`], and the host's emulated run
 /// ([`align_pass_emulated`]), from one list.
 macro_rules! query_group_configs {
