@@ -785,6 +785,10 @@ impl<const R: usize> Lane<R> {
             BIASED => column_update::<true>(h, f, diag, sub, e, g),
             _ => column_update::<false>(h, f, diag, sub, e, g),
         };
+        // One row a step as it was before two rows a step came: the loop
+        // below, with `D` 1, reorders the best's maxima, and ptxas 13.0
+        // then spilled in g8_r16_queries and g16_r16_queries
+        // (benches/RESULTS.md).
         if D == 1 {
             let mut diag = self.left_h_above;
             self.left_h_above = left[0].0;
@@ -926,7 +930,9 @@ pub unsafe fn align_pass<
     // out of that row in the pass before (slot `row + G - 1`), or the
     // matrix's left border.
     let left_of = |row: u32| -> (i32, i32) {
-        // (With one row a step: `row + G - 1 < steps`.)
+        // The same bound with one row a step, written as before two rows
+        // a step came: `row < rows_done` there let ptxas 13.0 spill in
+        // g8_r16_queries and g16_r16_queries (benches/RESULTS.md).
         let written = if D == 1 {
             row + lanes as u32 - 1 < steps
         } else {
