@@ -982,9 +982,8 @@ impl GpuEngine {
             .map_err(self.info.error("reading the scores back"))
     }
 
-    /// Waits for chunk `k`'s launch and returns its scores (sorted order)
-    /// for loaded query `which`.
-    fn chunk_scores_of(&mut self, k: usize, which: Which) -> Result<Vec<i32>> {
+    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
+    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
         let chunk = self
             .chunks
             .get(k)
@@ -994,15 +993,10 @@ impl GpuEngine {
             return Ok(vec![0; range.len()]);
         }
         self.join_chunk(k)?;
-        let (_, _, scores) = self.loaded_query(which)?;
+        let (_, _, scores) = self.loaded_query(Which::First)?;
         self.stream
             .clone_dtoh(&scores.slice(range))
             .map_err(self.info.error("reading the scores back"))
-    }
-
-    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
-    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
-        self.chunk_scores_of(k, Which::First)
     }
 
     /// The scores of every query of `queries` (non-empty ones scored two
