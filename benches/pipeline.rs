@@ -1,5 +1,6 @@
 //! Criterion benchmarks of the CPU stages of the pipeline: FASTA parsing,
-//! query profile construction, database sort and pack, and the CPU engine.
+//! query profile construction, database sort and pack, the CPU engine, and
+//! a query's statistics and ranking over a large database.
 //! GPU kernels are timed by `warpsw bench` instead (see benches/RESULTS.md).
 
 use std::hint::black_box;
@@ -14,6 +15,7 @@ use host::kernel::{Kernel, Plan};
 use host::matrix::ScoreMatrix;
 use host::profile::sequential_profile;
 use host::scoring::{GapPenalty, Scoring};
+use host::stats::{DatabaseSize, Method, SequenceLengths, Statistics};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -63,11 +65,42 @@ fn stages(c: &mut Criterion) {
         gaps: GapPenalty::new(11, 1).unwrap(),
     };
     let small = Arc::new(Database::from_records(records[..200].to_vec()));
-    let mut engine = CpuEngine::new(small, scoring, Plan::one(Kernel::Simt));
+    let mut engine = CpuEngine::new(small, scoring.clone(), Plan::one(Kernel::Simt));
     let mut group = c.benchmark_group("cpu_engine");
     group.sample_size(10);
     group.bench_function("simt_200_sequences", |b| {
         b.iter(|| engine.score_all(black_box(&query)).unwrap())
+    });
+    group.finish();
+
+    // One query's fit and top hits over 570,000 sequences (the synthetic
+    // database of the GPU benchmarks): on the search's critical path for
+    // the last batch of queries, after the GPU is done.
+    let mut rng = StdRng::seed_from_u64(2);
+    let lengths: Vec<usize> = (0..570_000).map(|_| rng.random_range(20..1000)).collect();
+    let scores: Vec<i32> = lengths
+        .iter()
+        .map(|&n| {
+            // Unrelated scores: Gumbel, location growing with ln n.
+            let u: f64 = rng.random_range(f64::EPSILON..1.0);
+            (20.0 + 3.7 * (n as f64).ln() - 3.7 * (-u.ln()).ln()).round() as i32
+        })
+        .collect();
+    let size = DatabaseSize {
+        sequences: lengths.len() as u64,
+        residues: lengths.iter().sum::<usize>() as u64,
+    };
+    let lengths = SequenceLengths::new(lengths);
+    let statistics = Statistics::new(Method::Fitted, &scoring, size).unwrap();
+    let mut group = c.benchmark_group("statistics");
+    group.sample_size(20);
+    group.bench_function("fit_and_top_10_of_570000", |b| {
+        b.iter(|| {
+            let q = statistics
+                .for_query(300, black_box(&scores), &lengths)
+                .unwrap();
+            q.top_hits(&scores, &lengths, 10, 10f64.ln())
+        })
     });
     group.finish();
 }

@@ -3,7 +3,7 @@
 //!
 //! Each batch of queries is scored against the whole database; each query's
 //! statistics (`host::stats`) are computed from all its scores, its hits
-//! ranked by E-value (`host::merge::rank_by_evalue`), filtered by
+//! ranked by E-value (`host::stats::QueryStatistics::top_hits`), filtered by
 //! `--evalue` and `--max-target-seqs`, then realigned with traceback
 //! (`host::align`) and checked against the search's scores, unless the
 //! output prints nothing of the alignments (`--columns` of ids, lengths,
@@ -27,10 +27,9 @@ use host::engine::gpu::MemoryCap;
 use host::engine::{self, Placement, SearchOptions};
 use host::fasta::{Record, duplicate_id, read_fasta};
 use host::kernel::KernelChoice;
-use host::merge::rank_by_evalue;
 use host::output::{Format, HitsWriter, QueryHits, ReportedHit};
 use host::scoring::Scoring;
-use host::stats::{DatabaseSize, Method, Statistics, check_method};
+use host::stats::{DatabaseSize, Method, SequenceLengths, Statistics, check_method};
 use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, PlacementArgs, SearchArgs, parse_kernel};
@@ -391,6 +390,7 @@ pub fn search<S: Scorer>(
         lengths[original as usize] = db.length(sorted);
         sorted_of[original as usize] = sorted;
     }
+    let lengths = SequenceLengths::new(lengths);
 
     // The header goes out before any alignment: an output that cannot be
     // written (`/dev/full`) fails now, not after the search.
@@ -588,7 +588,7 @@ fn report_batch<'q>(
     batch: &'q [Record],
     batch_scores: Vec<Vec<i32>>,
     db: &Database,
-    lengths: &[usize],
+    lengths: &SequenceLengths,
     sorted_of: &[usize],
     statistics: &Statistics,
     scoring: &Scoring,
@@ -605,15 +605,9 @@ fn report_batch<'q>(
         .map(|(q, sorted_scores)| {
             let scores = db.to_input_order(&sorted_scores);
             let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
-            // Every sequence's E-value, side by side too: with one query a
-            // batch (a GPU) the batch's queries give no parallelism.
-            let ln_evalues: Vec<f64> = scores
-                .par_iter()
-                .zip(lengths)
-                .with_min_len(4096)
-                .map(|(&s, &n)| stats.ln_evalue(s, n))
-                .collect();
-            let order = rank_by_evalue(&ln_evalues, &scores, top, max_ln_evalue);
+            // Side by side within the query too: with one query a batch (a
+            // GPU) the batch's queries give no parallelism.
+            let order = stats.top_hits(&scores, lengths, top, max_ln_evalue);
             let kept = order.iter().map(|&i| scores[i]).collect();
             Ok((stats, order, kept))
         })
@@ -685,7 +679,7 @@ fn report_batch<'q>(
                     alignment.score
                 );
             }
-            let length = lengths[target];
+            let length = lengths.lengths()[target];
             hits.push(ReportedHit {
                 target,
                 score,

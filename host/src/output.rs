@@ -811,7 +811,7 @@ mod tests {
         };
         Statistics::new(Method::Fixed, &scoring(), size)
             .unwrap()
-            .for_query(18, &[], &[])
+            .for_query(18, &[], &crate::stats::SequenceLengths::new(Vec::new()))
             .unwrap()
     }
 

@@ -93,6 +93,7 @@
 //! scores themselves: shards searched apart must hand their scores (or the
 //! scores' lengths) to one fit.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -901,9 +902,64 @@ pub struct Fit {
 impl Fit {
     /// The z-score of `score` against a sequence of `length` residues.
     pub fn z(&self, score: i32, length: usize) -> f64 {
-        let x = (length.max(1) as f64).ln();
-        let mean = self.mean_intercept + self.mean_slope * x;
+        self.z_of_ln(score, ln_length(length))
+    }
+
+    /// [`Fit::z`] given `ln n` ([`SequenceLengths`] keeps it for each
+    /// database sequence).
+    fn z_of_ln(&self, score: i32, ln_n: f64) -> f64 {
+        let mean = self.mean_intercept + self.mean_slope * ln_n;
         (f64::from(score) - mean) / self.variance.sqrt()
+    }
+}
+
+/// `ln n` as the fit and the fitted E-values take it (a length of 0 as 1).
+fn ln_length(length: usize) -> f64 {
+    (length.max(1) as f64).ln()
+}
+
+/// The database's sequence lengths (input order) with their logarithms,
+/// computed once for every query's fit and E-values rather than once a
+/// query (on a 570,000-sequence database the logarithms alone are most of
+/// a query's fit).
+pub struct SequenceLengths {
+    lengths: Vec<usize>,
+    ln: Vec<f64>,
+    /// Each length's bin of the fit ([`Bins`]).
+    bin: Vec<u32>,
+}
+
+impl SequenceLengths {
+    /// The lengths (input order) and their logarithms.
+    pub fn new(lengths: Vec<usize>) -> SequenceLengths {
+        let ln: Vec<f64> = lengths
+            .par_iter()
+            .with_min_len(1 << 14)
+            .map(|&n| ln_length(n))
+            .collect();
+        let bin = ln.iter().map(|&ln_n| Bins::bin_of_ln(ln_n)).collect();
+        SequenceLengths { lengths, ln, bin }
+    }
+
+    /// The lengths, in input order.
+    pub fn lengths(&self) -> &[usize] {
+        &self.lengths
+    }
+
+    /// Sequences.
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+}
+
+impl From<&[usize]> for SequenceLengths {
+    fn from(lengths: &[usize]) -> SequenceLengths {
+        SequenceLengths::new(lengths.to_vec())
     }
 }
 
@@ -957,16 +1013,23 @@ impl Bins {
     }
 
     fn x_of(length: usize) -> f64 {
-        BINS_PER_LN * (length.max(1) as f64).ln()
+        Bins::x_of_ln(ln_length(length))
     }
 
-    fn bin_of(length: usize) -> usize {
-        Bins::x_of(length).round() as usize
+    /// [`Bins::x_of`] given `ln n`.
+    fn x_of_ln(ln_n: f64) -> f64 {
+        BINS_PER_LN * ln_n
     }
 
-    /// Adds `score` (`sign` 1) or takes it back (`sign` −1).
-    fn add(&mut self, length: usize, score: f64, sign: f64) {
-        let j = Bins::bin_of(length);
+    /// The bin of a length whose `ln n` is `ln_n`.
+    fn bin_of_ln(ln_n: f64) -> u32 {
+        Bins::x_of_ln(ln_n).round() as u32
+    }
+
+    /// Adds `score` of a sequence of `length` residues in bin `j`
+    /// ([`Bins::bin_of_ln`]; `sign` 1) or takes it back (`sign` −1).
+    fn add(&mut self, length: usize, j: u32, score: f64, sign: f64) {
+        let j = j as usize;
         if j >= self.count.len() {
             self.count.resize(j + 1, 0.0);
             self.sum.resize(j + 1, 0.0);
@@ -1099,14 +1162,22 @@ impl Bins {
 /// `lengths[i]` residues; scores above `cap` count as `cap` in the first
 /// fit. `None` when fewer than [`MIN_FIT_SEQUENCES`] scores remain, the
 /// lengths fill fewer than 5 bins, or the scores do not vary.
-pub fn fit(scores: &[i32], lengths: &[usize], cap: Option<i32>) -> Option<Fit> {
+pub fn fit(scores: &[i32], lengths: &SequenceLengths, cap: Option<i32>) -> Option<Fit> {
     assert_eq!(scores.len(), lengths.len(), "one length per score");
     let capped = |s: i32| f64::from(cap.map_or(s, |c| s.min(c)));
+    let sequences = || {
+        scores
+            .iter()
+            .zip(&lengths.lengths)
+            .zip(&lengths.ln)
+            .zip(&lengths.bin)
+            .map(|(((&s, &n), &ln_n), &j)| (s, n, ln_n, j))
+    };
     let mut bins = Bins::new();
     let mut short = 0;
-    for (&s, &n) in scores.iter().zip(lengths) {
+    for (s, n, _, j) in sequences() {
         match n >= MIN_FIT_LENGTH {
-            true => bins.add(n, capped(s), 1.0),
+            true => bins.add(n, j, capped(s), 1.0),
             false => short += 1,
         }
     }
@@ -1114,13 +1185,13 @@ pub fn fit(scores: &[i32], lengths: &[usize], cap: Option<i32>) -> Option<Fit> {
     let sd = variance.sqrt();
     let high = trim_threshold(scores.len());
     let mut trimmed = short;
-    for (&s, &n) in scores.iter().zip(lengths) {
+    for (s, n, ln_n, j) in sequences() {
         if n < MIN_FIT_LENGTH {
             continue;
         }
-        let z = (f64::from(s) - line.at(Bins::x_of(n))) / sd;
+        let z = (f64::from(s) - line.at(Bins::x_of_ln(ln_n))) / sd;
         if z > high || z < LOW_TRIM_Z {
-            bins.add(n, capped(s), -1.0);
+            bins.add(n, j, capped(s), -1.0);
             trimmed += 1;
         }
     }
@@ -1206,10 +1277,21 @@ impl QueryStatistics {
     /// `ln E` of `score` against a sequence of `length` residues (finite
     /// even where E underflows to 0).
     pub fn ln_evalue(&self, score: i32, length: usize) -> f64 {
+        self.ln_evalue_of(score, length, || ln_length(length))
+    }
+
+    /// [`QueryStatistics::ln_evalue`] against database sequence `i` of
+    /// `lengths`.
+    fn ln_evalue_at(&self, score: i32, lengths: &SequenceLengths, i: usize) -> f64 {
+        self.ln_evalue_of(score, lengths.lengths[i], || lengths.ln[i])
+    }
+
+    /// `ln E` with `ln n` as `ln_n` gives it (the fitted model's only).
+    fn ln_evalue_of(&self, score: i32, length: usize, ln_n: impl FnOnce() -> f64) -> f64 {
         match &self.model {
             Model::Fitted(fit) => {
                 (self.database.sequences.max(1) as f64).ln()
-                    + ln_pvalue_from_z(fit.z(score, length))
+                    + ln_pvalue_from_z(fit.z_of_ln(score, ln_n()))
             }
             Model::Fixed {
                 parameters: p,
@@ -1237,6 +1319,75 @@ impl QueryStatistics {
                 (self.database.sequences.max(1) as f64).ln() + ln_p
             }
         }
+    }
+
+    /// Under the fitted model, a z-score below which `ln E` is surely above
+    /// `max_ln_evalue` (`None`: no such bound, or another model), told
+    /// without the E-value itself: a search then need not take the
+    /// logarithm and exponentials of every sequence's E-value (most of a
+    /// query's statistics on a large database).
+    fn z_floor(&self, max_ln_evalue: f64) -> Option<f64> {
+        if !matches!(self.model, Model::Fitted(_)) {
+            return None;
+        }
+        // ln E = ln N + ln P, ln P = ln(1 − e^(−t)) with t = e^u,
+        // u = −(π/√6)·z − γ (`ln_pvalue_from_z`). For t < 1,
+        // 1 − e^(−t) ≥ t − t²/2 ≥ t/2, so ln P ≥ u − ln 2; for t ≥ 1,
+        // ln P ≥ ln(1 − 1/e) > −0.46, while u − ln 2 ≥ −ln 2 > −0.7. So
+        // ln P ≥ min(u − ln 2, −0.7) everywhere, and where ln N − 0.7 is
+        // above the cut, ln E is above it once u − ln 2 is: once
+        // z < (ln N − ln 2 − cut − γ)/(π/√6). The margin covers the
+        // rounding of the E-value as computed (about 1e-13 of it) many
+        // times over.
+        let cut = max_ln_evalue + 1e-6 * (1.0 + max_ln_evalue.abs());
+        let ln_n = (self.database.sequences.max(1) as f64).ln();
+        (ln_n - 0.7 > cut)
+            .then(|| (ln_n - std::f64::consts::LN_2 - cut - EULER_GAMMA) / PI_OVER_SQRT6)
+    }
+
+    /// The `top` database sequences of least E-value among those with
+    /// `ln E` at most `max_ln_evalue`, in [`rank_by_evalue`]'s order
+    /// (`scores[i]` against sequence `i` of `lengths`): the same as ranking
+    /// every sequence's `ln E`, but only those that may pass the cut
+    /// ([`QueryStatistics::z_floor`]) are evaluated.
+    ///
+    /// [`rank_by_evalue`]: crate::merge::rank_by_evalue
+    pub fn top_hits(
+        &self,
+        scores: &[i32],
+        lengths: &SequenceLengths,
+        top: usize,
+        max_ln_evalue: f64,
+    ) -> Vec<usize> {
+        assert_eq!(scores.len(), lengths.len(), "one length per score");
+        // In increasing order, so that rank_by_evalue's last tie-break (the
+        // position) orders them as it orders the whole database.
+        let floor = match (&self.model, self.z_floor(max_ln_evalue)) {
+            (Model::Fitted(fit), Some(floor)) => Some((fit, floor)),
+            _ => None,
+        };
+        let candidates: Vec<usize> = (0..scores.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .filter(|&i| match floor {
+                // A NaN is evaluated, not left out.
+                Some((fit, floor)) => {
+                    let z = fit.z_of_ln(scores[i], lengths.ln[i]);
+                    z >= floor || z.is_nan()
+                }
+                None => true,
+            })
+            .collect();
+        let ln_evalues: Vec<f64> = candidates
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| self.ln_evalue_at(scores[i], lengths, i))
+            .collect();
+        let kept: Vec<i32> = candidates.iter().map(|&i| scores[i]).collect();
+        crate::merge::rank_by_evalue(&ln_evalues, &kept, top, max_ln_evalue)
+            .into_iter()
+            .map(|c| candidates[c])
+            .collect()
     }
 
     /// The E-value of `score` against a sequence of `length` residues. With
@@ -1465,7 +1616,7 @@ impl Statistics {
         &self,
         query_length: usize,
         scores: &[i32],
-        lengths: &[usize],
+        lengths: &SequenceLengths,
     ) -> Result<QueryStatistics> {
         let (model, note) = match (self.method, self.fixed) {
             (Method::Fixed, Some(p)) => (self.fixed_model(p, query_length), None),
@@ -1518,6 +1669,11 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
+    /// An empty database's lengths.
+    fn no_lengths() -> SequenceLengths {
+        SequenceLengths::new(Vec::new())
+    }
+
     /// A standard Gumbel variate (location 0, scale 1), by inversion.
     fn gumbel(rng: &mut impl Rng) -> f64 {
         let u: f64 = rng.random_range(f64::EPSILON..1.0);
@@ -1549,7 +1705,7 @@ mod tests {
     #[test]
     fn the_fit_recovers_the_planted_distribution() {
         let (scores, lengths) = sample(1, 20_000, 0);
-        let f = fit(&scores, &lengths, None).unwrap();
+        let f = fit(&scores, &lengths[..].into(), None).unwrap();
         // Mean = (ln(K m) + γ)/λ + ln(n)/λ: slope 1/λ.
         let slope = 1.0 / 0.27;
         assert!((f.mean_slope - slope).abs() < 0.15 * slope, "{f:?}");
@@ -1567,7 +1723,7 @@ mod tests {
         // E(S) over the database = expected number of unrelated sequences
         // scoring S or more: check on the sample itself.
         let (scores, lengths) = sample(2, 20_000, 0);
-        let f = fit(&scores, &lengths, None).unwrap();
+        let f = fit(&scores, &lengths[..].into(), None).unwrap();
         let stats = QueryStatistics {
             model: Model::Fitted(f),
             query_length: 300,
@@ -1592,12 +1748,69 @@ mod tests {
     }
 
     #[test]
+    fn top_hits_rank_as_every_evalue_ranked_would() {
+        // Unrelated scores, planted homologs, and a small database where
+        // E-values sit near 1 (the bound's two branches); cuts from none
+        // passing to all, tops from one to all.
+        for (seed, count, homologs) in [(3, 20_000, 25), (4, 600, 3), (5, 300, 0)] {
+            let (scores, lengths) = sample(seed, count, homologs);
+            let table = SequenceLengths::from(&lengths[..]);
+            let f = fit(&scores, &table, None).unwrap();
+            let stats = QueryStatistics {
+                model: Model::Fitted(f),
+                query_length: 300,
+                database: DatabaseSize {
+                    sequences: scores.len() as u64,
+                    residues: lengths.iter().sum::<usize>() as u64,
+                },
+                note: None,
+            };
+            let ln_e: Vec<f64> = (0..count)
+                .map(|i| stats.ln_evalue(scores[i], lengths[i]))
+                .collect();
+            let mut skipped = 0;
+            for cut in [
+                f64::NEG_INFINITY,
+                -50.0,
+                -5.0,
+                0.0,
+                0.5,
+                10f64.ln(),
+                5.0,
+                1e9,
+                f64::INFINITY,
+            ] {
+                let z = |i: usize| match &stats.model {
+                    Model::Fitted(f) => f.z(scores[i], lengths[i]),
+                    _ => unreachable!(),
+                };
+                let floor = stats.z_floor(cut).unwrap_or(f64::NEG_INFINITY);
+                let evaluated = (0..count).filter(|&i| z(i) >= floor).count();
+                assert!(
+                    (0..count).all(|i| ln_e[i] > cut || z(i) >= floor),
+                    "seed {seed}, cut {cut}: a passing score was left out"
+                );
+                skipped += count - evaluated;
+                for top in [1, 10, 100, count] {
+                    assert_eq!(
+                        stats.top_hits(&scores, &table, top, cut),
+                        crate::merge::rank_by_evalue(&ln_e, &scores, top, cut),
+                        "seed {seed}, cut {cut}, top {top}"
+                    );
+                }
+            }
+            // The point of it: most sequences need no E-value.
+            assert!(skipped > 4 * count, "seed {seed}: {skipped} skipped");
+        }
+    }
+
+    #[test]
     fn planted_homologs_are_trimmed_and_do_not_move_the_fit() {
         let (clean, lengths) = sample(3, 20_000, 0);
         let (planted, _) = sample(3, 20_000, 200);
-        let a = fit(&clean, &lengths, None).unwrap();
+        let a = fit(&clean, &lengths[..].into(), None).unwrap();
         // Capped as the search caps them: the homologs' 400 count as 120.
-        let b = fit(&planted, &lengths, Some(120)).unwrap();
+        let b = fit(&planted, &lengths[..].into(), Some(120)).unwrap();
         assert!(b.trimmed >= 200, "{b:?}");
         assert!(
             (a.mean_slope - b.mean_slope).abs() < 0.05 * a.mean_slope.abs(),
@@ -1618,10 +1831,10 @@ mod tests {
             scores[i * 10] = 40 + (i % 3) as i32 - 1;
             lengths[i * 10] = 300;
         }
-        let f = fit(&scores, &lengths, None).unwrap();
+        let f = fit(&scores, &lengths[..].into(), None).unwrap();
         assert!(f.bins_dropped >= 1 && f.binned_out >= 2_000, "{f:?}");
         let (clean, clean_lengths) = sample(5, 20_000, 0);
-        let c = fit(&clean, &clean_lengths, None).unwrap();
+        let c = fit(&clean, &clean_lengths[..].into(), None).unwrap();
         assert!(
             (f.mean_slope - c.mean_slope).abs() < 0.1 * c.mean_slope,
             "{f:?} {c:?}"
@@ -1673,8 +1886,8 @@ mod tests {
     #[test]
     fn the_fit_is_refused_below_its_minimum_or_without_variation() {
         let (scores, lengths) = sample(4, MIN_FIT_SEQUENCES - 1, 0);
-        assert!(fit(&scores, &lengths, None).is_none());
-        assert!(fit(&[7; 500], &[100; 500], None).is_none());
+        assert!(fit(&scores, &lengths[..].into(), None).is_none());
+        assert!(fit(&[7; 500], &[100usize; 500][..].into(), None).is_none());
     }
 
     #[test]
@@ -1705,7 +1918,7 @@ mod tests {
             gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
         };
         let stats = Statistics::new(Method::Fixed, &scoring, db).unwrap();
-        let q = stats.for_query(144, &[], &[]).unwrap();
+        let q = stats.for_query(144, &[], &no_lengths()).unwrap();
         let Model::Fixed {
             search_space,
             length_adjustment,
@@ -1764,7 +1977,7 @@ mod tests {
                 f[1].parse().unwrap(),
                 f[2].parse().unwrap(),
             );
-            let q = stats.for_query(m, &[], &[]).unwrap();
+            let q = stats.for_query(m, &[], &no_lengths()).unwrap();
             let e = q.evalue(score, n);
             assert_eq!(crate::output::blast_evalue(e), f[3], "{line}: {e}");
             assert_eq!(crate::output::blast_bits(q.bits(score, n)), f[4], "{line}");
@@ -1909,7 +2122,9 @@ mod tests {
             };
             assert_eq!((db.sequences, db.residues), (20_000, 9_055_569));
             let stats = Statistics::new(Method::Fitted, &scoring, db).unwrap();
-            let q = stats.for_query(query_length, &scores, &lengths).unwrap();
+            let q = stats
+                .for_query(query_length, &scores, &lengths[..].into())
+                .unwrap();
             let theirs =
                 std::fs::read_to_string(format!("{dir}{query}_uni20k_ssearch36.tsv")).unwrap();
             let mut within = 0;
@@ -2106,7 +2321,7 @@ mod tests {
                     };
                     Statistics::new(Method::FixedFasta, &scoring, db).unwrap()
                 });
-            let q = stats.for_query(m, &[], &[]).unwrap();
+            let q = stats.for_query(m, &[], &no_lengths()).unwrap();
             let e = q.evalue(score, length);
             assert_eq!(c_two_digits(e), f[8], "{line}: {e}");
             assert_eq!(format!("{:.1}", q.bits(score, length)), f[7], "{line}");
@@ -2226,7 +2441,9 @@ mod tests {
             gaps: crate::scoring::GapPenalty::new(open, 1).unwrap(),
         };
         let stats = Statistics::new(Method::Fitted, &with(11), db).unwrap();
-        let q = stats.for_query(50, &[1, 2, 3, 4], &[100; 4]).unwrap();
+        let q = stats
+            .for_query(50, &[1, 2, 3, 4], &[100; 4][..].into())
+            .unwrap();
         assert!(matches!(q.model, Model::Fixed { .. }));
         assert!(q.note.is_some());
         let e = Statistics::new(Method::Fitted, &with(5), db)
