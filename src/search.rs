@@ -603,7 +603,13 @@ fn report_batch<'q>(
         .par_iter()
         .zip(batch_scores)
         .map(|(q, sorted_scores)| {
-            let scores = db.to_input_order(&sorted_scores);
+            // Input order (`Database::to_input_order`), gathered side by
+            // side: on the last batch this is on the critical path.
+            let scores: Vec<i32> = sorted_of
+                .par_iter()
+                .with_min_len(1 << 14)
+                .map(|&sorted| sorted_scores[sorted])
+                .collect();
             let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
             // Side by side within the query too: with one query a batch (a
             // GPU) the batch's queries give no parallelism.
