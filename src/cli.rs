@@ -170,7 +170,7 @@ pub struct PlacementArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub gpu_memory: Option<usize>,
     /// On one GPU: run the database's chunks side by side on this many
-    /// streams, longest first (1: one chunk after another) [default: 8]
+    /// streams, longest first (1: one chunk after another) [default: 16]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub gpu_streams: Option<u16>,
     /// On one GPU: score every query in launches of its own, never two
