@@ -52,8 +52,9 @@ use crate::scoring::Scoring;
 /// streams were at most 3 % behind eight (benches/RESULTS.md, "Chunks side by
 /// side"). Later, with the query-group kernel and pairs of queries, sixteen
 /// took whole searches of half of Swiss-Prot from 4,665–4,681 to 4,731–4,784
-/// GCUPS and left the 570,000-sequence database as it was (RESULTS.md,
-/// "Statistics off the critical path, and sixteen streams").
+/// GCUPS and of UniProt 20k by 1–2 %, and left the 570,000-sequence
+/// database as it was (RESULTS.md, "Statistics off the critical path, and
+/// sixteen streams").
 pub const DEFAULT_GPU_STREAMS: u16 = 16;
 
 /// Queries a search hands a GPU engine at once when it may pair them
