@@ -1702,6 +1702,20 @@ mod tests {
         (scores, lengths)
     }
 
+    /// A 300-residue query's statistics fitted to `scores` over a database
+    /// of sequences of `lengths`.
+    fn fitted(scores: &[i32], lengths: &[usize]) -> QueryStatistics {
+        QueryStatistics {
+            model: Model::Fitted(fit(scores, &lengths.into(), None).unwrap()),
+            query_length: 300,
+            database: DatabaseSize {
+                sequences: scores.len() as u64,
+                residues: lengths.iter().sum::<usize>() as u64,
+            },
+            note: None,
+        }
+    }
+
     #[test]
     fn the_fit_recovers_the_planted_distribution() {
         let (scores, lengths) = sample(1, 20_000, 0);
@@ -1723,16 +1737,7 @@ mod tests {
         // E(S) over the database = expected number of unrelated sequences
         // scoring S or more: check on the sample itself.
         let (scores, lengths) = sample(2, 20_000, 0);
-        let f = fit(&scores, &lengths[..].into(), None).unwrap();
-        let stats = QueryStatistics {
-            model: Model::Fitted(f),
-            query_length: 300,
-            database: DatabaseSize {
-                sequences: scores.len() as u64,
-                residues: lengths.iter().sum::<usize>() as u64,
-            },
-            note: None,
-        };
+        let stats = fitted(&scores, &lengths);
         let below = |cut: f64| {
             (0..scores.len())
                 .filter(|&i| stats.evalue(scores[i], lengths[i]) <= cut)
@@ -1755,16 +1760,7 @@ mod tests {
         for (seed, count, homologs) in [(3, 20_000, 25), (4, 600, 3), (5, 300, 0)] {
             let (scores, lengths) = sample(seed, count, homologs);
             let table = SequenceLengths::from(&lengths[..]);
-            let f = fit(&scores, &table, None).unwrap();
-            let stats = QueryStatistics {
-                model: Model::Fitted(f),
-                query_length: 300,
-                database: DatabaseSize {
-                    sequences: scores.len() as u64,
-                    residues: lengths.iter().sum::<usize>() as u64,
-                },
-                note: None,
-            };
+            let stats = fitted(&scores, &lengths);
             let ln_e: Vec<f64> = (0..count)
                 .map(|i| stats.ln_evalue(scores[i], lengths[i]))
                 .collect();
