@@ -1338,8 +1338,13 @@ impl QueryStatistics {
         // above the cut, ln E is above it once u − ln 2 is: once
         // z < (ln N − ln 2 − cut − γ)/(π/√6). The margin covers the
         // rounding of the E-value as computed (about 1e-13 of it) many
-        // times over.
-        let cut = max_ln_evalue + 1e-6 * (1.0 + max_ln_evalue.abs());
+        // times over. A cut of −∞ (`--evalue 0`) gives a floor of +∞: the
+        // fitted ln E is always finite, so nothing but a NaN z passes; +∞
+        // and NaN give no floor.
+        let cut = match max_ln_evalue.is_finite() {
+            true => max_ln_evalue + 1e-6 * (1.0 + max_ln_evalue.abs()),
+            false => max_ln_evalue,
+        };
         let ln_n = (self.database.sequences.max(1) as f64).ln();
         (ln_n - 0.7 > cut)
             .then(|| (ln_n - std::f64::consts::LN_2 - cut - EULER_GAMMA) / PI_OVER_SQRT6)
@@ -1362,20 +1367,25 @@ impl QueryStatistics {
         assert_eq!(scores.len(), lengths.len(), "one length per score");
         // In increasing order, so that rank_by_evalue's last tie-break (the
         // position) orders them as it orders the whole database.
-        let floor = match (&self.model, self.z_floor(max_ln_evalue)) {
-            (Model::Fitted(fit), Some(floor)) => Some((fit, floor)),
-            _ => None,
+        let (fit, floor) = match (&self.model, self.z_floor(max_ln_evalue)) {
+            (Model::Fitted(fit), Some(floor)) => (fit, floor),
+            // Every sequence's E-value, ranked.
+            _ => {
+                let ln_evalues: Vec<f64> = (0..scores.len())
+                    .into_par_iter()
+                    .with_min_len(4096)
+                    .map(|i| self.ln_evalue_at(scores[i], lengths, i))
+                    .collect();
+                return crate::merge::rank_by_evalue(&ln_evalues, scores, top, max_ln_evalue);
+            }
         };
         let candidates: Vec<usize> = (0..scores.len())
             .into_par_iter()
             .with_min_len(4096)
-            .filter(|&i| match floor {
+            .filter(|&i| {
                 // A NaN is evaluated, not left out.
-                Some((fit, floor)) => {
-                    let z = fit.z_of_ln(scores[i], lengths.ln[i]);
-                    z >= floor || z.is_nan()
-                }
-                None => true,
+                let z = fit.z_of_ln(scores[i], lengths.ln[i]);
+                z >= floor || z.is_nan()
             })
             .collect();
         let ln_evalues: Vec<f64> = candidates
@@ -1755,8 +1765,10 @@ mod tests {
     #[test]
     fn top_hits_rank_as_every_evalue_ranked_would() {
         // Unrelated scores, planted homologs, and a small database where
-        // E-values sit near 1 (the bound's two branches); cuts from none
-        // passing to all, tops from one to all.
+        // E-values sit near 1; cuts from none passing to all, among them
+        // cuts around ln N (where the bound's branch ln P ≥ −0.7 decides
+        // whether there is a floor) and the sequences' own ln E; tops from
+        // one to all.
         for (seed, count, homologs) in [(3, 20_000, 25), (4, 600, 3), (5, 300, 0)] {
             let (scores, lengths) = sample(seed, count, homologs);
             let table = SequenceLengths::from(&lengths[..]);
@@ -1765,17 +1777,12 @@ mod tests {
                 .map(|i| stats.ln_evalue(scores[i], lengths[i]))
                 .collect();
             let mut skipped = 0;
-            for cut in [
-                f64::NEG_INFINITY,
-                -50.0,
-                -5.0,
-                0.0,
-                0.5,
-                10f64.ln(),
-                5.0,
-                1e9,
-                f64::INFINITY,
-            ] {
+            let ln_n = (count as f64).ln();
+            let mut cuts = vec![f64::NEG_INFINITY, -50.0, -5.0, 0.0, 0.5, 10f64.ln(), 5.0];
+            cuts.extend([1e9, f64::INFINITY, f64::NAN, -f64::MAX, f64::MAX]);
+            cuts.extend((-40..=40).map(|k| ln_n + 0.025 * f64::from(k)));
+            cuts.extend(ln_e.iter().step_by(count / 50).copied());
+            for cut in cuts {
                 let z = |i: usize| match &stats.model {
                     Model::Fitted(f) => f.z(scores[i], lengths[i]),
                     _ => unreachable!(),
