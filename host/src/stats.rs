@@ -1365,8 +1365,6 @@ impl QueryStatistics {
         max_ln_evalue: f64,
     ) -> Vec<usize> {
         assert_eq!(scores.len(), lengths.len(), "one length per score");
-        // In increasing order, so that rank_by_evalue's last tie-break (the
-        // position) orders them as it orders the whole database.
         let (fit, floor) = match (&self.model, self.z_floor(max_ln_evalue)) {
             (Model::Fitted(fit), Some(floor)) => (fit, floor),
             // Every sequence's E-value, ranked.
@@ -1379,6 +1377,8 @@ impl QueryStatistics {
                 return crate::merge::rank_by_evalue(&ln_evalues, scores, top, max_ln_evalue);
             }
         };
+        // In increasing order, so that rank_by_evalue's last tie-break (the
+        // position) orders them as it orders the whole database.
         let candidates: Vec<usize> = (0..scores.len())
             .into_par_iter()
             .with_min_len(4096)
