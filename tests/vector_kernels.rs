@@ -728,6 +728,74 @@ fn query_group_kernel_matches_the_oracle_in_every_configuration() {
     }
 }
 
+/// A query resumed at a later pass (`QueryGroupParams::first_column`: the
+/// launches from that column on read their first border from the scratch
+/// and raise the scores), in every configuration of one query that runs
+/// three passes or more, equals the oracle: what a pair of queries would
+/// hand its longer query's remaining columns to.
+#[test]
+fn query_group_resumed_query_matches_the_oracle() {
+    use gpu_kernels::query_group_i16x2::{CONFIGS, Halves};
+    use host::kernel::Kernel;
+    use host::kernel::query_group::run_emulated_config_resumed;
+    let mut rng = StdRng::seed_from_u64(19);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    for (k, config) in CONFIGS.iter().enumerate() {
+        if config.halves != Halves::Sequences {
+            continue;
+        }
+        let w = config.width();
+        let query = random_codes(&mut rng, (3 * w + w / 2).min(1500));
+        let passes = query.len().div_ceil(w);
+        let mut seqs: Vec<Vec<u8>> = (0..14)
+            .map(|i| match i % 2 {
+                0 => {
+                    let from = rng.random_range(0..w);
+                    mutate(&mut rng, &query[from..])
+                }
+                _ => {
+                    let len = rng.random_range(1..300);
+                    random_codes(&mut rng, len)
+                }
+            })
+            .collect();
+        seqs.extend([vec![], vec![7]]);
+        let (open, extend) = GAPS[k % GAPS.len()];
+        let gaps = GapPenalty::new(open, extend).unwrap();
+        let db = hay::database(seqs.clone());
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        let limits = ChunkLimits {
+            max_sequences: 7,
+            max_bytes: usize::MAX,
+        };
+        let profile = Kernel::QueryGroupI16x2.profile(&query, &matrix);
+        for resume_at in [1, passes - 1] {
+            let got: Vec<i32> = plan_chunks(&lengths, limits)
+                .into_iter()
+                .flat_map(|r| {
+                    run_emulated_config_resumed(
+                        k,
+                        &PackedChunk::pack(&db, r),
+                        &profile,
+                        gaps.kernel_gaps(),
+                        resume_at,
+                    )
+                    .unwrap()
+                })
+                .collect();
+            for i in 0..db.len() {
+                assert_eq!(
+                    got[i],
+                    local_score(&query, db.sequence(i), &matrix, gaps),
+                    "configuration {}, resumed at pass {resume_at} of {passes}, target length {}",
+                    config.symbol,
+                    db.length(i)
+                );
+            }
+        }
+    }
+}
+
 /// The query-group kernel at the edge of 16 bits (a matrix that scores W-W
 /// 100: a 327-residue all-W pair reaches 32,700 and is rescued in 32 bits,
 /// a 326-residue one stays at 32,600), with the out-of-range H in the

@@ -461,8 +461,17 @@ pub struct QueryGroupParams {
     pub end_pair: u32,
     /// This launch's pass, `0 .. passes`.
     pub pass: u32,
-    /// Passes of the query (`ceil(m / (G · R))`).
+    /// Passes of the query (`ceil(m / (G · R))`); of a resumed query
+    /// (`first_column` above 0), the passes from `first_column` on.
     pub passes: u32,
+    /// The query column pass 0 starts at: 0, or, for one query
+    /// (two sequences in the halves), a later column where the query is
+    /// resumed: its pass 0 then reads its left border from the scratch
+    /// (written there by the passes before, perhaps of another
+    /// configuration) and raises the scores instead of writing them. A
+    /// pair of queries whose shorter one has ended can so hand the longer
+    /// one's remaining columns to a configuration of one query.
+    pub first_column: u32,
     /// Slots of border scratch per pair ([`scratch_slots`] of the chunk's
     /// longest sequence).
     pub slots: u32,
@@ -557,8 +566,9 @@ pub unsafe fn pair_rows<const Q: bool>(p: &QueryGroupParams, pair_index: usize) 
     (*p.lengths.add(low)).max(high)
 }
 
-/// Word `i` of the window of pass `pass` for `lanes` lanes of `columns`
-/// columns: the byte of the profile (rows of `4 · row_words` bytes) its
+/// Word `i` of the window of pass `pass` from query column `first_column`
+/// on, for `lanes` lanes of `columns` columns: the byte of the profile
+/// (rows of `4 · row_words` bytes) its
 /// four bytes start at ([`profile_bytes`]), or `None` for the words of a
 /// slice past the lane's columns, which no lane reads. A lane of a number
 /// of columns that is not a multiple of four (`g8_r18`) starts inside a
@@ -569,7 +579,7 @@ pub fn window_source(
     i: usize,
     lanes: usize,
     columns: usize,
-    pass: usize,
+    (first_column, pass): (usize, usize),
     row_words: usize,
 ) -> Option<usize> {
     let word = i % 4;
@@ -580,7 +590,7 @@ pub fn window_source(
     if column >= columns {
         return None;
     }
-    Some(4 * code * row_words + pass * lanes * columns + lane * columns + column)
+    Some(4 * code * row_words + first_column + pass * lanes * columns + lane * columns + column)
 }
 
 /// The four profile bytes from byte `at` on as one word, `read(w)` the
@@ -916,7 +926,8 @@ pub unsafe fn align_pass<
     // Rows the last lane computes in a pass: the rows whose left border
     // the pass before wrote.
     let rows_done = D as u32 * (steps - (lanes as u32 - 1));
-    let bordered = has_low && p.passes > 1;
+    let resumed = p.first_column > 0;
+    let bordered = has_low && (p.passes > 1 || resumed);
     let slots = if bordered {
         p.scratch
             .add((pair_index - p.first_pair as usize) * 2 * p.slots as usize)
@@ -924,7 +935,7 @@ pub unsafe fn align_pass<
     } else {
         core::ptr::null_mut()
     };
-    let reads_border = bordered && p.pass > 0;
+    let reads_border = bordered && (p.pass > 0 || resumed);
     let writes_border = bordered && p.pass + 1 < p.passes;
     // What lane 0 takes at the left of row `row`: what the last lane handed
     // out of that row in the pass before (slot `row + G - 1`), or the
@@ -1097,7 +1108,11 @@ pub unsafe fn align_pass<
     let raise = |scores: *mut i32, s: usize, half: usize| {
         let score = score_of(i32::from(best[half]));
         let at = scores.add(s);
-        *at = if p.pass == 0 { score } else { (*at).max(score) };
+        *at = if p.pass == 0 && !resumed {
+            score
+        } else {
+            (*at).max(score)
+        };
     };
     V::once(|| {
         if has_low {
@@ -1132,8 +1147,14 @@ fn window_entry(
             read(pair_window_source(i, lanes, columns, pass, row_words)),
             first,
         ),
-        Halves::Sequences => window_source(i, lanes, columns, pass, row_words)
-            .map_or(0, |at| window_word(update, profile_bytes(at, read), first)),
+        Halves::Sequences => window_source(
+            i,
+            lanes,
+            columns,
+            (p.first_column as usize, pass),
+            row_words,
+        )
+        .map_or(0, |at| window_word(update, profile_bytes(at, read), first)),
     }
 }
 
@@ -1553,7 +1574,7 @@ mod tests {
             for pass in 0..c.passes(m) {
                 let mut seen = vec![0u32; row_words * 4];
                 for i in 0..window_words(c.lanes, c.columns) {
-                    if let Some(at) = window_source(i, c.lanes, c.columns, pass, row_words) {
+                    if let Some(at) = window_source(i, c.lanes, c.columns, (0, pass), row_words) {
                         let code = at / (4 * row_words);
                         assert!(code < NUM_CODES);
                         // A word that starts inside one reads the next:

@@ -547,7 +547,7 @@ impl Adapter for QueryGroup {
         };
         let (rows, row_words) = self.batch_profile(pairs, matrix, &[shape], EMULATED_SM_COUNT);
         let k = batch_config(&lens, shape, EMULATED_SM_COUNT)?;
-        let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps);
+        let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps, None);
         let mut all = Vec::with_capacity(profiles.len());
         for (scores, profiles) in entries.iter().flatten().zip(profiles) {
             if profiles.is_empty() {
@@ -694,6 +694,7 @@ fn queue_passes(
                 end_pair: (first_pair + launch_pairs) as u32,
                 pass: pass as u32,
                 passes: passes as u32,
+                first_column: 0,
                 slots: slots as u32,
                 gaps: group_i16x2::GapAddends::new(l.gaps()),
                 profile_stride: entries.profile_stride as u32,
@@ -763,6 +764,30 @@ pub fn run_emulated_config(
     profile: &[u32],
     gaps: Gaps,
 ) -> Result<Vec<i32>> {
+    run_emulated_config_from(config, chunk, profile, gaps, None)
+}
+
+/// [`run_emulated_config`] with the query resumed at pass `resume_at`
+/// (`QueryGroupParams::first_column`): the passes before it leave the
+/// border in the scratch, the resumed ones start from it. The scores are
+/// the same; a test of the resumed launches.
+pub fn run_emulated_config_resumed(
+    config: usize,
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    resume_at: usize,
+) -> Result<Vec<i32>> {
+    run_emulated_config_from(config, chunk, profile, gaps, Some(resume_at))
+}
+
+fn run_emulated_config_from(
+    config: usize,
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    resume_at: Option<usize>,
+) -> Result<Vec<i32>> {
     let layout = Layout::new(*profile.first().ok_or_else(bad_profile)? as usize);
     if profile.len() != layout.words() {
         return Err(bad_profile());
@@ -785,6 +810,7 @@ pub fn run_emulated_config(
         (rows, layout.row_words),
         &[layout.query_len],
         gaps,
+        resume_at,
     ));
     Ok(group::rescue_emulated(
         chunk,
@@ -831,6 +857,7 @@ pub fn run_emulated_pair_config(
         (pair, row_words),
         &[query_len],
         gaps,
+        None,
     ));
     let rescued = |q: usize| -> Result<Vec<i32>> {
         let group_profile = &profiles[q][..layouts[q].group_words];
@@ -850,12 +877,18 @@ pub fn run_emulated_pair_config(
 /// a row, an entry's [`NUM_CODES`] rows after another's when there are
 /// several), as the GPU runs them: each entry's scores before the rescue,
 /// the high query's second (empty with one query).
+///
+/// With `resume_at` (one query, two sequences in the halves), the passes
+/// from that one on run as a resumed query does: from query column
+/// `resume_at · G · R`, their first pass reading the border the passes
+/// before left (`QueryGroupParams::first_column`).
 fn emulate_passes(
     config: usize,
     chunk: &PackedChunk,
     (rows, row_words): (&[u32], usize),
     lens: &[usize],
     gaps: Gaps,
+    resume_at: Option<usize>,
 ) -> Vec<[Vec<i32>; 2]> {
     let c = CONFIGS[config];
     let queries = c.halves == Halves::Queries;
@@ -869,6 +902,12 @@ fn emulate_passes(
         scores_stride: 2 * chunk.sequences(),
     };
     let passes = entries.passes();
+    // Pass `pass` as a launch runs it: its index, the column the launch
+    // sequence starts at, and that sequence's passes.
+    let launch_pass = |pass: usize| match resume_at {
+        Some(first) if pass >= first => (pass - first, first * c.lanes * c.columns, passes - first),
+        _ => (pass, 0, passes),
+    };
     let threads = chunk.sequences();
     let groups = if queries {
         threads
@@ -901,6 +940,7 @@ fn emulate_passes(
         end_pair: 0,
         pass: 0,
         passes: passes as u32,
+        first_column: 0,
         slots: slots as u32,
         gaps: group_i16x2::GapAddends::new(gaps),
         profile_stride: entries.profile_stride as u32,
@@ -912,7 +952,9 @@ fn emulate_passes(
             let entry_rows = &rows[e * entries.profile_stride..];
             (0..entries.passes[e])
                 .map(|pass| {
-                    params.pass = pass as u32;
+                    let (index, first_column, _) = launch_pass(pass);
+                    params.pass = index as u32;
+                    params.first_column = first_column as u32;
                     host_window(config, &params, entry_rows)
                 })
                 .collect()
@@ -933,7 +975,10 @@ fn emulate_passes(
         params.first_pair = first_pair as u32;
         params.end_pair = end_pair as u32;
         for pass in 0..passes {
-            params.pass = pass as u32;
+            let (index, first_column, launch_passes) = launch_pass(pass);
+            params.pass = index as u32;
+            params.first_column = first_column as u32;
+            params.passes = launch_passes as u32;
             for (e, entry_windows) in windows.iter().enumerate().take(entries.running(pass)) {
                 // SAFETY: every buffer holds `lens.len()` entries as the
                 // strides lay them out, the scratch a block of the
