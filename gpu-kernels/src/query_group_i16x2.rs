@@ -464,14 +464,6 @@ pub struct QueryGroupParams {
     /// Passes of the query (`ceil(m / (G · R))`); of a resumed query
     /// (`first_column` above 0), the passes from `first_column` on.
     pub passes: u32,
-    /// The query column pass 0 starts at: 0, or, for one query
-    /// (two sequences in the halves), a later column where the query is
-    /// resumed: its pass 0 then reads its left border from the scratch
-    /// (written there by the passes before, perhaps of another
-    /// configuration) and raises the scores instead of writing them. A
-    /// pair of queries whose shorter one has ended can so hand the longer
-    /// one's remaining columns to a configuration of one query.
-    pub first_column: u32,
     /// Slots of border scratch per pair ([`scratch_slots`] of the chunk's
     /// longest sequence).
     pub slots: u32,
@@ -484,6 +476,14 @@ pub struct QueryGroupParams {
     /// With a batch, scores from one entry's `scores` (and `high_scores`)
     /// to the next's; 0 with one entry.
     pub scores_stride: u32,
+    /// The query column pass 0 starts at: 0, or, for one query
+    /// (two sequences in the halves), a later column where the query is
+    /// resumed: its pass 0 then reads its left border from the scratch
+    /// (written there by the passes before, perhaps of another
+    /// configuration) and raises the scores instead of writing them. A
+    /// pair of queries whose shorter one has ended can so hand the longer
+    /// one's remaining columns to a configuration of one query.
+    pub first_column: u32,
 }
 
 // SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
@@ -926,7 +926,10 @@ pub unsafe fn align_pass<
     // Rows the last lane computes in a pass: the rows whose left border
     // the pass before wrote.
     let rows_done = D as u32 * (steps - (lanes as u32 - 1));
-    let resumed = p.first_column > 0;
+    // Only one query resumes (a pair hands its longer query to one-query
+    // configurations); a constant false for two queries, whose code stays
+    // as it was (ptxas 13.0 spilled more in g8_r20_queries otherwise).
+    let resumed = !Q && p.first_column > 0;
     let bordered = has_low && (p.passes > 1 || resumed);
     let slots = if bordered {
         p.scratch
