@@ -796,6 +796,85 @@ fn query_group_resumed_query_matches_the_oracle() {
     }
 }
 
+/// Two queries in the halves whose longer one, past the shorter one's
+/// passes, goes on in a one-query configuration of the same lanes from
+/// its border repacked (`run_emulated_pair_with_tail`): both queries'
+/// scores equal the oracle, for every pair configuration and every
+/// one-query configuration of the lifted update it could hand over to.
+#[test]
+fn query_group_pair_hands_its_longer_query_to_one_query() {
+    use gpu_kernels::query_group_i16x2::{CONFIGS, Halves, Update};
+    use host::kernel::Kernel;
+    use host::kernel::query_group::{pair_profile_rows, run_emulated_pair_with_tail};
+    let mut rng = StdRng::seed_from_u64(23);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    for (k, pc) in CONFIGS.iter().enumerate() {
+        if pc.halves != Halves::Queries {
+            continue;
+        }
+        let w = pc.width();
+        let short = random_codes(&mut rng, w - 3);
+        let long = random_codes(&mut rng, 3 * w + 5);
+        let mut seqs: Vec<Vec<u8>> = (0..31)
+            .map(|i| match i % 3 {
+                0 => {
+                    let from = rng.random_range(0..w);
+                    mutate(&mut rng, &long[from..])
+                }
+                1 => mutate(&mut rng, &short),
+                _ => {
+                    let len = rng.random_range(1..250);
+                    random_codes(&mut rng, len)
+                }
+            })
+            .collect();
+        seqs.extend([vec![], vec![7]]);
+        let db = hay::database(seqs);
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        let limits = ChunkLimits {
+            max_sequences: 30,
+            max_bytes: usize::MAX,
+        };
+        let profiles = [&short, &long].map(|q| Kernel::QueryGroupI16x2.profile(q, &matrix));
+        let pair = pair_profile_rows(&short, &long, &matrix);
+        let (open, extend) = GAPS[k % GAPS.len()];
+        let gaps = GapPenalty::new(open, extend).unwrap();
+        let tails = CONFIGS.iter().enumerate().filter(|(_, t)| {
+            t.halves == Halves::Sequences && t.update == Update::Lifted && t.lanes == pc.lanes
+        });
+        for (t, tc) in tails {
+            for handoff in [1, 2] {
+                let mut got = [Vec::new(), Vec::new()];
+                for r in plan_chunks(&lengths, limits) {
+                    let [a, b] = run_emulated_pair_with_tail(
+                        (k, t),
+                        &PackedChunk::pack(&db, r),
+                        [&profiles[0], &profiles[1]],
+                        &pair,
+                        gaps.kernel_gaps(),
+                        handoff,
+                    )
+                    .unwrap();
+                    got[0].extend(a);
+                    got[1].extend(b);
+                }
+                for (q, query) in [&short, &long].into_iter().enumerate() {
+                    for i in 0..db.len() {
+                        assert_eq!(
+                            got[q][i],
+                            local_score(query, db.sequence(i), &matrix, gaps),
+                            "{} handing over to {} at pass {handoff}, query {q}, target length {}",
+                            pc.symbol,
+                            tc.symbol,
+                            db.length(i)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The query-group kernel at the edge of 16 bits (a matrix that scores W-W
 /// 100: a 327-residue all-W pair reaches 32,700 and is rescued in 32 bits,
 /// a 326-residue one stays at 32,600), with the out-of-range H in the

@@ -1028,3 +1028,197 @@ fn emulate_passes(
 pub(crate) fn chunk_widths() -> Vec<usize> {
     group::chunk_widths()
 }
+
+/// Pairs of an emulated launch of a pair that hands its longer query to
+/// one query's configuration: even, so that each one-query group's two
+/// sequences are two pairs of the same launch.
+const EMULATED_TAIL_LAUNCH_PAIRS: usize = 14;
+
+/// The emulated run of two queries in the halves with configuration
+/// `pair_config` for passes `0 .. handoff` (the shorter, low query,
+/// `profiles[0]`, ends by then), then of the longer, high one's remaining
+/// columns from `handoff · G · R` on with one-query configuration
+/// `tail_config` (the same lanes), its border repacked from the pair's
+/// slots ([`repack_tail_border`]); each query's scores after its rescue,
+/// as [`run_emulated_pair_config`] gives them. A test of the handoff that
+/// would spare a pair its padded columns (not used by the engine yet).
+pub fn run_emulated_pair_with_tail(
+    (pair_config, tail_config): (usize, usize),
+    chunk: &PackedChunk,
+    profiles: [&[u32]; 2],
+    pair: &[u32],
+    gaps: Gaps,
+    handoff: usize,
+) -> Result<[Vec<i32>; 2]> {
+    let layouts = profiles.map(|p| Layout::new(p.first().copied().unwrap_or(0) as usize));
+    let (pc, tc) = (CONFIGS[pair_config], CONFIGS[tail_config]);
+    let (len_a, len_b) = (layouts[0].query_len, layouts[1].query_len);
+    let usable = pc.halves == Halves::Queries
+        && tc.halves == Halves::Sequences
+        && tc.update == Update::Lifted
+        && tc.lanes == pc.lanes
+        && len_a <= len_b
+        && pc.passes(len_a) <= handoff
+        && handoff < pc.passes(len_b);
+    if !usable {
+        return Err(Error::Internal(
+            "a pair's tail that cannot be handed over".into(),
+        ));
+    }
+    let row_words = pair_row_words(len_b);
+    if pair.len() != NUM_CODES * row_words {
+        return Err(bad_profile());
+    }
+    let threads = chunk.sequences();
+    let longest = chunk.longest();
+    let slots = scratch_slots(longest);
+    let mut scores = vec![0i32; 2 * threads];
+    let mut scratch = vec![0u64; EMULATED_TAIL_LAUNCH_PAIRS * slots];
+    let addends = group_i16x2::GapAddends::new(gaps);
+    let b_rows = &profiles[1][layouts[1].rows()..];
+    let c0 = handoff * pc.width();
+    let mut pp = QueryGroupParams {
+        profile: pair.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        scores: scores.as_mut_ptr(),
+        // SAFETY: within `scores` (two of `threads`).
+        high_scores: unsafe { scores.as_mut_ptr().add(threads) },
+        scratch: scratch.as_mut_ptr().cast::<u32>(),
+        row_words: row_words as u32,
+        threads: threads as u32,
+        words: chunk.words_per_sequence as u32,
+        first_pair: 0,
+        end_pair: 0,
+        pass: 0,
+        passes: pc.passes(len_b) as u32,
+        slots: slots as u32,
+        gaps: addends,
+        profile_stride: 0,
+        scores_stride: 0,
+        first_column: 0,
+    };
+    let mut tp = QueryGroupParams {
+        profile: b_rows.as_ptr(),
+        scores: pp.high_scores,
+        high_scores: std::ptr::null_mut(),
+        row_words: layouts[1].row_words as u32,
+        passes: tc.passes(len_b - c0) as u32,
+        slots: 2 * slots as u32,
+        first_column: c0 as u32,
+        ..pp
+    };
+    let pair_windows: Vec<Vec<u32>> = (0..handoff)
+        .map(|pass| {
+            pp.pass = pass as u32;
+            host_window(pair_config, &pp, pair)
+        })
+        .collect();
+    let tail_windows: Vec<Vec<u32>> = (0..tp.passes as usize)
+        .map(|pass| {
+            tp.pass = pass as u32;
+            host_window(tail_config, &tp, b_rows)
+        })
+        .collect();
+    for first in (0..threads).step_by(EMULATED_TAIL_LAUNCH_PAIRS) {
+        let end = (first + EMULATED_TAIL_LAUNCH_PAIRS).min(threads);
+        scratch.fill(0);
+        (pp.first_pair, pp.end_pair) = (first as u32, end as u32);
+        for (pass, window) in pair_windows.iter().enumerate() {
+            pp.pass = pass as u32;
+            // SAFETY: as in `emulate_passes`: the pair's configuration runs
+            // (checked by the callers), its window of this pass, the
+            // chunk's buffers, the launch's scratch.
+            unsafe { emulate_launch::<true>(pair_config, &pp, window, first, end) };
+        }
+        let lengths = &chunk.lengths[first..end];
+        repack_tail_border(&mut scratch, lengths, slots, pc.lanes, addends.first);
+        let (tail_first, tail_end) = (first / 2, end.div_ceil(2));
+        (tp.first_pair, tp.end_pair) = (tail_first as u32, tail_end as u32);
+        for (pass, window) in tail_windows.iter().enumerate() {
+            tp.pass = pass as u32;
+            // SAFETY: the same, for the tail's one-query configuration,
+            // the lifted update as the pair's (same gaps and matrix).
+            unsafe { emulate_launch::<false>(tail_config, &tp, window, tail_first, tail_end) };
+        }
+    }
+    let (low, high) = scores.split_at(threads);
+    let rescued = |q: usize, scores: &[i32]| -> Result<Vec<i32>> {
+        let group_profile = &profiles[q][..layouts[q].group_words];
+        Ok(group::rescue_emulated(
+            chunk,
+            group::sequential_part(group_profile)?,
+            gaps,
+            scores,
+        ))
+    };
+    Ok([rescued(0, low)?, rescued(1, high)?])
+}
+
+/// One pass of an emulated launch of groups `first .. end` (whole warps,
+/// as on the GPU).
+///
+/// # Safety
+/// As [`align_pass_emulated`]'s for each group.
+unsafe fn emulate_launch<const Q: bool>(
+    config: usize,
+    p: &QueryGroupParams,
+    window: &[u32],
+    first: usize,
+    end: usize,
+) {
+    let lanes = CONFIGS[config].lanes;
+    let last = first + (end - first).next_multiple_of(32 / lanes);
+    for group in first..last {
+        let rows = warp_pairs(group, first, end, lanes)
+            // SAFETY: the chunk's lengths.
+            .map(|q| unsafe { pair_rows::<Q>(p, q) })
+            .max()
+            .unwrap_or(0);
+        // SAFETY: the caller's.
+        unsafe { align_pass_emulated(config, p, window.as_ptr(), group, rows) };
+    }
+}
+
+/// Repacks a launch's border slots in place from two queries in the
+/// halves (a block of `slots` slots for each sequence, `lengths` of
+/// them; the high query's half kept) to one query over two sequences (a
+/// block of `2 · slots` for each two, the low sequence in the low half),
+/// row `r` in slot `r + lanes - 1` in both; a row past a sequence's end
+/// (or of a sequence past the launch's) gets the empty border, H 0 and E
+/// `first` (the lifted update's floor).
+pub fn repack_tail_border(
+    scratch: &mut [u64],
+    lengths: &[u32],
+    slots: usize,
+    lanes: usize,
+    first: u32,
+) {
+    let half = |word: u32, h: usize| (word >> (16 * h)) & 0xffff;
+    for q in 0..lengths.len().div_ceil(2) {
+        // Every row of both sequences is read before any is written: the
+        // new block starts where the low sequence's old one does.
+        let rows: Vec<u64> = (0..slots + 1 - lanes)
+            .map(|r| {
+                let mut h_word = 0u32;
+                let mut e_word = 0u32;
+                for s in 0..2 {
+                    let seq = 2 * q + s;
+                    let (h, e) = match lengths.get(seq) {
+                        Some(&len) if (r as u32) < len => {
+                            let slot = scratch[seq * slots + r + lanes - 1];
+                            (half(slot as u32, 1), half((slot >> 32) as u32, 1))
+                        }
+                        _ => (0, half(first, s)),
+                    };
+                    h_word |= h << (16 * s);
+                    e_word |= e << (16 * s);
+                }
+                u64::from(h_word) | (u64::from(e_word) << 32)
+            })
+            .collect();
+        for (r, &slot) in rows.iter().enumerate() {
+            scratch[2 * q * slots + r + lanes - 1] = slot;
+        }
+    }
+}
