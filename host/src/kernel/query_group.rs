@@ -1060,7 +1060,10 @@ pub fn run_emulated_pair_with_tail(
         && len_a <= len_b
         && pc.passes(len_a) <= handoff
         && handoff < pc.passes(len_b);
-    if !usable {
+    // Where the lifted update does not fit the matrix and gaps, no pair is
+    // launched (each query runs alone, `run_emulated_pair_config`).
+    let range = layouts[1].scores(profiles[1]).ok_or_else(bad_profile)?;
+    if !usable || !range.runs(pair_config, gaps) || !range.runs(tail_config, gaps) {
         return Err(Error::Internal(
             "a pair's tail that cannot be handed over".into(),
         ));
@@ -1122,7 +1125,9 @@ pub fn run_emulated_pair_with_tail(
         .collect();
     for first in (0..threads).step_by(EMULATED_TAIL_LAUNCH_PAIRS) {
         let end = (first + EMULATED_TAIL_LAUNCH_PAIRS).min(threads);
-        scratch.fill(0);
+        // Poisoned, not zeroed: a slot the tail reads must have been
+        // written, by the pair's passes or the repack.
+        scratch.fill(0x7f7f_7f7f_7f7f_7f7f);
         (pp.first_pair, pp.end_pair) = (first as u32, end as u32);
         for (pass, window) in pair_windows.iter().enumerate() {
             pp.pass = pass as u32;
