@@ -1,6 +1,7 @@
 //! The same correctness tests on a real GPU. Ignored in CI (no GPU); run on a
 //! GPU machine with `--ignored` (scripts/gpu.sh packages this binary).
 
+use gpu_kernels::query_group_i16x2;
 use host::db::Database;
 use host::engine::Engine;
 use host::engine::gpu::{Budget, GpuEngine, MemoryCap, device};
@@ -665,12 +666,14 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
 /// Two queries in one launch on the GPU (`Engine::score_batch` pairs
 /// them) against the reference: 100,000 database sequences (and 9,000-
 /// and 5,000-residue ones, an empty one, a one-residue one); pairs of
-/// one pass (144 with 189) and of two (600 with 610), and a query left
-/// alone; `auto` (its second stage runs the long chunks one query at a
-/// time) and the query-group kernel; 1 and 8 streams, and a budget too
-/// small for the chunks' own border scratch. Then a pair whose scores
-/// pass 16 bits (rescued) and gap costs the lifted update cannot take
-/// (each query alone).
+/// one pass (144 with 189) and of two (600 with 610), a pair whose longer
+/// query is handed over to a one-query configuration where the shorter
+/// ends (1,000 with 1,500), and a query left alone (2,500); `auto` (its second
+/// stage runs the long chunks one query at a time) and the query-group
+/// kernel; 1 and 8 streams, and a budget too small for the chunks' own
+/// border scratch (launches of part of a chunk). Then pairs whose scores
+/// pass 16 bits (rescued), one of them handed over (3,000 with 7,000),
+/// and gap costs the lifted update cannot take (each query alone).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_query_pairs_match_the_reference() {
@@ -681,10 +684,16 @@ fn gpu_query_pairs_match_the_reference() {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
     let db = hay::database(seqs);
-    let queries: Vec<Vec<u8>> = [600, 144, 1000, 189, 610]
+    let queries: Vec<Vec<u8>> = [600, 144, 1000, 189, 610, 1500, 2500]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))
         .collect();
+    // The model hands 1,500 over after 1,000 on chunks of any length here.
+    for rows in [100, 1500, 9000] {
+        let pair = query_group_i16x2::pair_config_for(1500, rows);
+        assert!(query_group_i16x2::pair_tail(pair, 1000, 1500, rows).is_some());
+        assert!(query_group_i16x2::queries_pay(1000, 1500, rows, true));
+    }
     let scoring = hay::blosum62(10, 1);
     let expected = reference_scores(&queries, &db, &scoring);
     let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
@@ -726,7 +735,16 @@ fn gpu_query_pairs_match_the_reference() {
     seqs.push(long.clone());
     seqs.push(hay::mutate(&mut rng, &long, 0.95));
     let db = hay::database(seqs);
-    let queries = [hay::mutate(&mut rng, &long, 0.97), long.clone()];
+    // Sorted by length: 3,000 with 7,000 handed over, then the two
+    // 7,000s in one pass each.
+    let queries = [
+        long[2000..5000].to_vec(),
+        hay::mutate(&mut rng, &long, 0.97),
+        long.clone(),
+        long.clone(),
+    ];
+    let pair = query_group_i16x2::pair_config_for(7000, 7000);
+    assert!(query_group_i16x2::pair_tail(pair, 3000, 7000, 7000).is_some());
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for (open, extend) in [(10, 1), (2, 1), (116, 1)] {
         let scoring = hay::blosum62(open, extend);

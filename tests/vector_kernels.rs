@@ -798,9 +798,10 @@ fn query_group_resumed_query_matches_the_oracle() {
 
 /// Two queries in the halves whose longer one, past the shorter one's
 /// passes, goes on in a one-query configuration of the same lanes from
-/// its border repacked (`run_emulated_pair_with_tail`): both queries'
+/// its border handed over (`run_emulated_pair_with_tail`): both queries'
 /// scores equal the oracle, for every pair configuration and every
-/// one-query configuration of the lifted update it could hand over to.
+/// one-query configuration of the lifted update it could hand over to,
+/// the longer query in either half.
 #[test]
 fn query_group_pair_hands_its_longer_query_to_one_query() {
     use gpu_kernels::query_group_i16x2::{CONFIGS, Halves, Update};
@@ -836,7 +837,10 @@ fn query_group_pair_hands_its_longer_query_to_one_query() {
             max_bytes: usize::MAX,
         };
         let profiles = [&short, &long].map(|q| Kernel::QueryGroupI16x2.profile(q, &matrix));
-        let pair = pair_profile_rows(&short, &long, &matrix);
+        let pairs = [
+            pair_profile_rows(&short, &long, &matrix),
+            pair_profile_rows(&long, &short, &matrix),
+        ];
         // Gaps the lifted update takes (where it does not, no pair is launched).
         let (open, extend) = [(10, 1), (11, 1), (8, 2), (40, 3)][k % 4];
         let gaps = GapPenalty::new(open, extend).unwrap();
@@ -844,27 +848,32 @@ fn query_group_pair_hands_its_longer_query_to_one_query() {
             t.halves == Halves::Sequences && t.update == Update::Lifted && t.lanes == pc.lanes
         });
         for (t, tc) in tails {
-            for handoff in [1, 2] {
+            for (handoff, long_low) in [(1, false), (2, false), (1, true), (2, true)] {
                 let mut got = [Vec::new(), Vec::new()];
+                let (in_halves, pair) = match long_low {
+                    false => ([&profiles[0], &profiles[1]], &pairs[0]),
+                    true => ([&profiles[1], &profiles[0]], &pairs[1]),
+                };
                 for r in plan_chunks(&lengths, limits) {
                     let [a, b] = run_emulated_pair_with_tail(
                         (k, t),
                         &PackedChunk::pack(&db, r),
-                        [&profiles[0], &profiles[1]],
-                        &pair,
+                        in_halves.map(|p| p.as_slice()),
+                        pair,
                         gaps.kernel_gaps(),
                         handoff,
                     )
                     .unwrap();
-                    got[0].extend(a);
-                    got[1].extend(b);
+                    got[usize::from(long_low)].extend(a);
+                    got[usize::from(!long_low)].extend(b);
                 }
                 for (q, query) in [&short, &long].into_iter().enumerate() {
                     for i in 0..db.len() {
                         assert_eq!(
                             got[q][i],
                             local_score(query, db.sequence(i), &matrix, gaps),
-                            "{} handing over to {} at pass {handoff}, query {q}, target length {}",
+                            "{} handing over to {} at pass {handoff}, query {q}, the long \
+                             one low: {long_low}, target length {}",
                             pc.symbol,
                             tc.symbol,
                             db.length(i)

@@ -187,6 +187,24 @@
 //! operation fewer (the permute). Whether two queries pair on a chunk is
 //! [`queries_pay`]'s call.
 //!
+//! # Handing a pair's longer query over
+//! Past the shorter query's end a pair still computes both halves: its
+//! longer query's last columns cost two cells for one. Where the shorter
+//! query ends at pass `j`, the host can hand the longer query's remaining
+//! columns to a one-query configuration of the lifted update with the same
+//! `G`: after the pair's passes `0 .. j` (the last of them writing the
+//! border), [`sw_query_group_i16x2_hand_over`] repacks the launch's border
+//! in place, the longer query's half of sequence `s`'s slots into half `s
+//! mod 2` of group `s / 2`'s, and the one-query passes resume the query at
+//! column `j · W` ([`QueryGroupParams::first_column`]: their first pass
+//! reads that border and raises the scores the pair's passes left). Both
+//! modes keep a slot as an `H` (as it is) and an `E` (plus `first`), row
+//! `r` in slot `r + G - 1`, so the repack copies halves. Rows past a
+//! sequence's end, which a one-query warp may compute where no pair warp
+//! did, get the empty border (`H = 0`, `E = first`). Each query's best is
+//! only in its scores, so its rescue after the passes is as without the
+//! handover.
+//!
 //! # A batch of query pairs
 //! Many queries against a small database fill a GPU only together: a
 //! launch's grid may have several rows, row `y` of blocks aligning *entry*
@@ -516,6 +534,107 @@ impl QueryGroupParams {
         p
     }
 }
+
+/// The parameter block of [`sw_query_group_i16x2_hand_over`] (module
+/// docs, *Handing a pair's longer query over*): one thread a row of each
+/// two of a launch's sequences.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct HandOverParams {
+    /// The launch's border scratch, [`QueryGroupParams::scratch`]:
+    /// before, `slots` slots for each of its pairs (a sequence each, two
+    /// queries in the halves); after, the first `slots` of each `2 ·
+    /// slots` for each two of its sequences (one query, the two sequences
+    /// in the halves), which a one-query launch reads with `2 · slots` as
+    /// its [`QueryGroupParams::slots`].
+    pub scratch: *mut u64,
+    /// Length in residues of each sequence of the chunk.
+    pub lengths: *const u32,
+    /// The launch's pairs (sequences), `first_pair .. end_pair`,
+    /// `first_pair` even.
+    pub first_pair: u32,
+    /// The end of the launch's pairs.
+    pub end_pair: u32,
+    /// Slots a pair's block of the pair's launches ([`scratch_slots`]).
+    pub slots: u32,
+    /// Lanes a group, `G`, of both configurations.
+    pub lanes: u32,
+    /// The half of the query handed over: 0 (low) or 1 (high).
+    pub half: u32,
+    /// [`GapAddends::first`]: the empty border's `E` in both halves.
+    pub first: u32,
+}
+
+// SAFETY: plain data with a `#[repr(C)]` layout the PTX entry point shares.
+#[cfg(feature = "cudarc")]
+unsafe impl cudarc::driver::DeviceRepr for HandOverParams {}
+
+/// Rows of border a hand-over repacks for each two sequences: slots `G -
+/// 1 .. slots`.
+pub const fn hand_over_rows(slots: usize, lanes: usize) -> usize {
+    slots + 1 - lanes
+}
+
+/// Threads of a hand-over of `pairs` sequences: a row of each two.
+pub const fn hand_over_threads(pairs: usize, slots: usize, lanes: usize) -> usize {
+    pairs.div_ceil(2) * hand_over_rows(slots, lanes)
+}
+
+/// Thread `t`'s share of a hand-over: row `r` of group `g` (`t = g ·
+/// rows + r`, [`hand_over_rows`]) from the pair blocks of the launch's
+/// sequences `2g` and `2g + 1`, `p.half` of each, into the low and the
+/// high half of slot `r + G - 1` of the block at `2g · slots`; a row past
+/// a sequence's end (or of a sequence past the launch's) the empty border.
+/// In place: the slot a thread writes is one that it alone reads, before.
+///
+/// # Safety
+/// `p.lengths` holds the chunk's lengths up to `p.end_pair`; `p.scratch`
+/// holds `p.slots` slots for each of the launch's pairs, written where a
+/// row lies inside its sequence (the pair's passes), `p.slots >= p.lanes
+/// - 1`; no other thread touches them meanwhile but the hand-over's own.
+#[inline(always)]
+pub unsafe fn hand_over_slot(p: &HandOverParams, t: usize) {
+    let (slots, lanes) = (p.slots as usize, p.lanes as usize);
+    let rows = hand_over_rows(slots, lanes);
+    let (group, row) = (t / rows, t % rows);
+    let pairs = (p.end_pair - p.first_pair) as usize;
+    if group >= pairs.div_ceil(2) {
+        return;
+    }
+    let half = |word: u32, h: u32| (word >> (16 * h)) & 0xffff;
+    let (mut h_word, mut e_word) = (0u32, 0u32);
+    for s in 0..2 {
+        let sequence = 2 * group + s;
+        let inside =
+            sequence < pairs && (row as u32) < *p.lengths.add(p.first_pair as usize + sequence);
+        let (h, e) = if inside {
+            let slot = *p.scratch.add(sequence * slots + row + lanes - 1);
+            (half(slot as u32, p.half), half((slot >> 32) as u32, p.half))
+        } else {
+            (0, half(p.first, s as u32))
+        };
+        h_word |= h << (16 * s);
+        e_word |= e << (16 * s);
+    }
+    *p.scratch.add(2 * group * slots + row + lanes - 1) =
+        u64::from(h_word) | (u64::from(e_word) << 32);
+}
+
+/// GPU entry point: the hand-over of a pair's longer query to a one-query
+/// configuration (module docs, *Handing a pair's longer query over*),
+/// thread `t` [`hand_over_slot`]`(p, t)`.
+///
+/// # Safety
+/// [`hand_over_slot`]'s, after the pair's passes of the launch in stream
+/// order; at least [`hand_over_threads`] threads.
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sw_query_group_i16x2_hand_over(p: HandOverParams) {
+    hand_over_slot(&p, crate::warp::global_thread_index() as usize);
+}
+
+/// The entry point of [`sw_query_group_i16x2_hand_over`].
+pub const HAND_OVER_SYMBOL: &str = "sw_query_group_i16x2_hand_over";
 
 /// Steps of a pass over pairs of at most `rows` residues on `lanes` lanes
 /// computing `rows_per_step` rows a step (1 or 2): the wavefront fills
@@ -1263,7 +1382,13 @@ impl Config {
     /// window). A group aligns two sequences, or with two queries one.
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
-        self.passes(query_len) * self.lanes * (self.steps(rows) * self.step_cost() + 4000)
+        self.passes(query_len) * self.pass_cost(rows)
+    }
+
+    /// [`Config::cost`] of one pass.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const fn pass_cost(&self, rows: usize) -> usize {
+        self.lanes * (self.steps(rows) * self.step_cost() + 4000)
     }
 
     /// Steps of a pass over a sequence of `rows` residues (the wavefront
@@ -1492,23 +1617,71 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 }
 
 /// Whether two queries of `a_len` and `b_len` residues cost less in one
-/// launch, in the halves ([`pair_config_for`] of the longer), than each in
-/// its own ([`config_for`], the lifted update, one row a step) on a chunk
-/// whose longest sequence has `rows` residues, by [`Config::cost`]: a
+/// launch, in the halves ([`pair_config_for`] of the longer; with
+/// `hand_over`, the longer one handed over where [`pair_tail`] says it
+/// pays), than each in its own ([`config_for`], the lifted update, one
+/// row a step) on a chunk whose longest sequence has `rows` residues, by
+/// [`Config::cost`]: a
 /// launch of two queries runs a group a sequence, one of one query a
 /// group a pair of sequences. Against the cheaper cost of two rows a
 /// step fewer queries pair, and whole searches ran slower
 /// (benches/RESULTS.md): two rows a step are for the queries that stay
 /// alone.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn queries_pay(a_len: usize, b_len: usize, rows: usize) -> bool {
+pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> bool {
     let longer = a_len.max(b_len);
-    let together = CONFIGS[pair_config_for(longer, rows)].cost(longer, rows);
+    let pair = pair_config_for(longer, rows);
+    let together = match pair_tail(pair, a_len, b_len, rows).filter(|_| hand_over) {
+        Some((handoff, tail)) => tail_cost(pair, handoff, tail, longer, rows),
+        None => 2 * CONFIGS[pair].cost(longer, rows),
+    };
     let alone = |len| {
         let k = cheapest_alone(len, rows, Update::Lifted, |c| c.rows_per_step == 1);
         CONFIGS[k].cost(len, rows)
     };
-    2 * together < alone(a_len) + alone(b_len)
+    together < alone(a_len) + alone(b_len)
+}
+
+/// What a hand-over costs for each two sequences a row of the chunk's
+/// longest, in [`Config::cost`]'s units: a thread a row, about forty
+/// instructions (two slots read, one written).
+#[cfg(not(target_arch = "nvptx64"))]
+const HAND_OVER_ROW_COST: usize = 160;
+
+/// Whether two queries of `a_len` and `b_len` residues in the halves with
+/// configuration `pair` on a chunk whose longest sequence has `rows`
+/// residues hand the longer one over where the shorter one ends (module
+/// docs, *Handing a pair's longer query over*): `Some((j, tail))`, the
+/// pair's passes before the hand-over and the one-query configuration of
+/// the lifted update with the pair's lanes (of least [`Config::cost`] for
+/// the columns left, two rows a step or one), where by [`Config::cost`]
+/// that configuration and the hand-over cost less than the pair's passes
+/// from `j` on; `None` where they do not, or the queries end in the same
+/// pass.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn pair_tail(pair: usize, a_len: usize, b_len: usize, rows: usize) -> Option<(usize, usize)> {
+    let c = CONFIGS[pair];
+    let (shorter, longer) = (a_len.min(b_len), a_len.max(b_len));
+    let (handoff, passes) = (c.passes(shorter), c.passes(longer));
+    if c.halves != Halves::Queries || handoff >= passes {
+        return None;
+    }
+    let left = longer - handoff * c.width();
+    let tail = cheapest_alone(left, rows, Update::Lifted, |t| t.lanes == c.lanes);
+    (tail_cost(pair, handoff, tail, longer, rows) < 2 * c.cost(longer, rows))
+        .then_some((handoff, tail))
+}
+
+/// [`Config::cost`] for two sequences of two queries in the halves with
+/// configuration `pair` whose longer one, of `longer` residues, is handed
+/// over to configuration `tail` after `handoff` passes ([`pair_tail`]):
+/// the pair's passes, which align a sequence a group, the hand-over and
+/// the tail's passes, which align two.
+#[cfg(not(target_arch = "nvptx64"))]
+fn tail_cost(pair: usize, handoff: usize, tail: usize, longer: usize, rows: usize) -> usize {
+    let c = CONFIGS[pair];
+    let left = longer - handoff * c.width();
+    2 * handoff * c.pass_cost(rows) + HAND_OVER_ROW_COST * rows + CONFIGS[tail].cost(left, rows)
 }
 
 /// Cycles a warp takes per instruction in the steps' loop under load:
@@ -1566,6 +1739,56 @@ pub fn config_named(name: &str) -> Option<usize> {
 #[cfg(all(test, not(target_arch = "nvptx64")))]
 mod tests {
     use super::*;
+
+    /// A pair hands its longer query over only where the shorter one ends
+    /// passes before it, at that pass, to a one-query configuration of the
+    /// lifted update with the pair's lanes, whichever half holds it, and
+    /// where the model counts it cheaper; with it more pairs pay.
+    #[test]
+    fn pair_tail_hands_over_where_the_model_says_it_pays() {
+        let mut handed = 0;
+        for rows in [40, 300, 1200, 6000] {
+            for a in (1..3000).step_by(97) {
+                for b in [a, a + 5, a + 150, 2 * a + 400] {
+                    let k = pair_config_for(b, rows);
+                    let c = CONFIGS[k];
+                    let tail = pair_tail(k, a, b, rows);
+                    assert_eq!(tail, pair_tail(k, b, a, rows));
+                    if let Some((handoff, t)) = tail {
+                        handed += 1;
+                        let tc = CONFIGS[t];
+                        assert_eq!(handoff, c.passes(a));
+                        assert!(handoff < c.passes(b));
+                        assert_eq!(tc.halves, Halves::Sequences);
+                        assert_eq!(tc.update, Update::Lifted);
+                        assert_eq!(tc.lanes, c.lanes);
+                        assert!(tail_cost(k, handoff, t, b, rows) < 2 * c.cost(b, rows));
+                    } else if c.passes(a) < c.passes(b) {
+                        // Not handed over although it could be: the
+                        // model says so.
+                        let left = b - c.passes(a) * c.width();
+                        let t = cheapest_alone(left, rows, Update::Lifted, |t| t.lanes == c.lanes);
+                        assert!(tail_cost(k, c.passes(a), t, b, rows) >= 2 * c.cost(b, rows));
+                    }
+                    // Pairing with the hand-over pays wherever it did
+                    // without.
+                    assert!(!queries_pay(a, b, rows, false) || queries_pay(a, b, rows, true));
+                }
+            }
+        }
+        assert!(handed > 100, "{handed}");
+        // Queries ending in the same pass never hand over; a short query
+        // with a long one does.
+        let k = pair_config_for(729, 256);
+        assert_eq!(pair_tail(k, 657, 729, 256), None);
+        let k = pair_config_for(3005, 256);
+        assert!(pair_tail(k, 2504, 3005, 256).is_some());
+        // Not a configuration of two queries.
+        assert_eq!(
+            pair_tail(config_for(3005, 256, Update::Lifted), 100, 3005, 256),
+            None
+        );
+    }
 
     /// Every window word a lane reads comes from inside the profile row,
     /// and the lanes' slices tile the pass's columns exactly once.

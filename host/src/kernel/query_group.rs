@@ -22,7 +22,11 @@
 //! only): the engine asks [`Adapter::pairs_queries`] per chunk (the
 //! kernel's cost model, `queries_pay`), uploads [`pair_profile_rows`] and
 //! calls [`Adapter::launch_pair`] with each query's own launch (its
-//! profile, for the rescue, and its scores).
+//! profile, for the rescue, and its scores). Where the shorter query ends
+//! passes before the longer one and the model says it pays
+//! (`pair_tail`), the pair's launches hand the longer query over to a
+//! one-query configuration there (the kernel's module docs, *Handing a
+//! pair's longer query over*); [`HAND_OVER_VARIABLE`] turns that off.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -31,9 +35,10 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::SLICE_COLUMNS;
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, Halves, QueryGroupParams, Update, align_pass_emulated, batch_config_for, config_for,
-    config_named, host_window, pair_config_for, pair_row_words, pair_rows, profile_row_words,
-    queries_pay, scratch_slots, update_for,
+    CONFIGS, Config, HAND_OVER_SYMBOL, Halves, HandOverParams, QueryGroupParams, Update,
+    align_pass_emulated, batch_config_for, config_for, config_named, hand_over_slot,
+    hand_over_threads, host_window, pair_config_for, pair_row_words, pair_rows, pair_tail,
+    profile_row_words, queries_pay, scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -43,7 +48,7 @@ use super::simt::RESCUE_SYMBOL;
 use super::{Adapter, each_alone, each_query_alone};
 use crate::db::PackedChunk;
 use crate::engine::gpu::launch::{
-    BatchChunk, ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, vector_grid,
+    BatchChunk, ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, one_thread_each, vector_grid,
 };
 use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
@@ -87,6 +92,30 @@ static PINNED: LazyLock<std::result::Result<Option<usize>, String>> =
         }),
     });
 
+/// The environment variable that turns the hand-over of a pair's longer
+/// query off (`off`) or on (`on`, the default; set and empty is the
+/// default too), for benchmarks that measure what it gains. A pinned
+/// configuration ([`CONFIG_VARIABLE`]) turns it off as well.
+pub const HAND_OVER_VARIABLE: &str = "WARPSW_HAND_OVER";
+
+/// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on, read once:
+/// `Err` for a value that is neither `on` nor `off`.
+static HANDS_OVER: LazyLock<std::result::Result<bool, String>> =
+    LazyLock::new(|| match std::env::var(HAND_OVER_VARIABLE) {
+        Err(_) => Ok(true),
+        Ok(value) => match value.as_str() {
+            "" | "on" => Ok(true),
+            "off" => Ok(false),
+            _ => Err(format!("{HAND_OVER_VARIABLE}={value}: expected on or off")),
+        },
+    });
+
+/// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on; an error if it
+/// is neither on nor off.
+fn hands_over() -> Result<bool> {
+    HANDS_OVER.clone().map_err(Error::InvalidArgument)
+}
+
 /// The query-group kernels' family.
 pub(crate) struct QueryGroup;
 
@@ -96,6 +125,7 @@ static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     CONFIGS
         .iter()
         .map(|c| c.symbol)
+        .chain([HAND_OVER_SYMBOL])
         .chain(Group.extra_symbols().iter().copied())
         .collect()
 });
@@ -104,6 +134,8 @@ static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 /// `halves` (`None`: none pinned, or one of the other halves); an error if
 /// it names none.
 fn pinned(halves: Halves) -> Result<Option<usize>> {
+    // Every choice of a configuration checks the environment's settings.
+    hands_over()?;
     match &*PINNED {
         Ok(pinned) => Ok(pinned.filter(|&k| CONFIGS[k].halves == halves)),
         Err(message) => Err(Error::InvalidArgument(message.clone())),
@@ -123,6 +155,24 @@ fn config(query_len: usize, longest: usize, update: Update) -> Result<usize> {
 /// the pinned one, or `pair_config_for`'s.
 fn pair_config(query_len: usize, longest: usize) -> Result<usize> {
     Ok(pinned(Halves::Queries)?.unwrap_or_else(|| pair_config_for(query_len, longest)))
+}
+
+/// Where two queries of `low_len` and `high_len` residues in the halves
+/// with configuration `pair` on a chunk whose longest sequence has
+/// `longest` residues hand the longer one over (`pair_tail`'s passes
+/// before it and one-query configuration): none with a pinned
+/// configuration or [`HAND_OVER_VARIABLE`] off; an error if that variable
+/// is neither on nor off.
+fn hand_over(
+    pair: usize,
+    low_len: usize,
+    high_len: usize,
+    longest: usize,
+) -> Result<Option<(usize, usize)>> {
+    let pinned = pinned(Halves::Queries)?.is_some() || pinned(Halves::Sequences)?.is_some();
+    Ok((hands_over()? && !pinned)
+        .then(|| pair_tail(pair, low_len, high_len, longest))
+        .flatten())
 }
 
 /// The configuration for a batch of entries of two queries of at most
@@ -353,9 +403,15 @@ impl Adapter for QueryGroup {
         }
         let passes = CONFIGS[k].passes(layout.query_len);
         let ptrs = l.pointers(work_buffer(passes))?;
-        let rows = ptrs.profile + 4 * layout.rows() as u64;
         let entries = Entries::one(passes);
-        queue_passes(l, &ptrs, k, &entries, (rows, layout.row_words), 0)?;
+        let passes = Passes {
+            config: k,
+            entries: &entries,
+            rows: (ptrs.profile + 4 * layout.rows() as u64, layout.row_words),
+            high_scores: 0,
+            tail: None,
+        };
+        queue_passes(l, &ptrs, &passes)?;
         drop(ptrs);
         // Beside other chunks the rescue waits: it needs the row buffer.
         if l.overlapping() {
@@ -381,7 +437,8 @@ impl Adapter for QueryGroup {
         // all, another none.
         fits && match &*PINNED {
             Ok(Some(k)) => CONFIGS[*k].halves == Halves::Queries,
-            Ok(None) => queries_pay(low_len, high_len, longest),
+            // With the hand-over, as its launches would run.
+            Ok(None) => queries_pay(low_len, high_len, longest, hands_over().unwrap_or(false)),
             Err(_) => false,
         }
     }
@@ -436,7 +493,31 @@ impl Adapter for QueryGroup {
         let high_ptrs = high.pointers(WorkBuffer::Nothing)?;
         let (rows, _guard) = pair.device_ptr(low.stream);
         let entries = Entries::one(passes);
-        queue_passes(low, &ptrs, k, &entries, (rows, row_words), high_ptrs.scores)?;
+        let tail =
+            hand_over(k, low.query_len(), high.query_len(), longest)?.map(|(handoff, config)| {
+                // The longer query's own profile rows and scores.
+                let (half, layout, ptrs) = if high.query_len() >= low.query_len() {
+                    (1, &high_layout, &high_ptrs)
+                } else {
+                    (0, &low_layout, &ptrs)
+                };
+                Tail {
+                    config,
+                    handoff,
+                    half,
+                    query_len: layout.query_len,
+                    rows: (ptrs.profile + 4 * layout.rows() as u64, layout.row_words),
+                    scores: ptrs.scores,
+                }
+            });
+        let passes = Passes {
+            config: k,
+            entries: &entries,
+            rows: (rows, row_words),
+            high_scores: high_ptrs.scores,
+            tail,
+        };
+        queue_passes(low, &ptrs, &passes)?;
         drop((ptrs, high_ptrs));
         if low.overlapping() {
             Ok(())
@@ -519,8 +600,14 @@ impl Adapter for QueryGroup {
             scores_stride: *scores_stride,
         };
         let ptrs = l.pointers(work_buffer(entries.passes()))?;
-        let (rows, high_scores) = (ptrs.profile, ptrs.scores + 4 * *high_offset as u64);
-        queue_passes(l, &ptrs, k, &entries, (rows, *row_words), high_scores)
+        let passes = Passes {
+            config: k,
+            entries: &entries,
+            rows: (ptrs.profile, *row_words),
+            high_scores: ptrs.scores + 4 * *high_offset as u64,
+            tail: None,
+        };
+        queue_passes(l, &ptrs, &passes)
     }
 
     fn run_emulated_batch(
@@ -585,7 +672,12 @@ impl Adapter for QueryGroup {
             return each_alone(self, chunk, profiles, gaps);
         }
         let k = pair_config(lens[0].max(lens[1]), chunk.longest())?;
-        run_emulated_pair_config(k, chunk, profiles, pair, gaps)
+        match hand_over(k, lens[0], lens[1], chunk.longest())? {
+            Some((handoff, tail)) => {
+                run_emulated_pair_with_tail((k, tail), chunk, profiles, pair, gaps, handoff)
+            }
+            None => run_emulated_pair_config(k, chunk, profiles, pair, gaps),
+        }
     }
 }
 
@@ -642,19 +734,47 @@ impl Entries {
     }
 }
 
-/// Queues configuration `k`'s passes over the chunk of `l` (`ptrs` its
-/// pointers) for `entries`, reading the profile rows at `rows` (device
-/// address, words a row): one query's (`high_scores` 0), or two queries'
-/// in the halves, the high one's scores at `high_scores`; in launches of
-/// as many groups as the scratch holds borders for (of every entry).
-fn queue_passes(
-    l: &ChunkLaunch<'_>,
-    ptrs: &ChunkPointers<'_>,
-    k: usize,
-    entries: &Entries,
-    (rows, row_words): (u64, usize),
+/// What [`queue_passes`] queues: configuration `config`'s passes for
+/// `entries`, reading the profile rows at `rows` (device address, words a
+/// row), of one query (`high_scores` 0) or two in the halves (the high
+/// one's scores at `high_scores`), perhaps handing the longer of two over
+/// (`tail`).
+struct Passes<'a> {
+    config: usize,
+    entries: &'a Entries,
+    rows: (u64, usize),
     high_scores: u64,
-) -> Result<()> {
+    tail: Option<Tail>,
+}
+
+/// The longer query of a pair handed over to a one-query configuration
+/// (the kernel's module docs, *Handing a pair's longer query over*).
+struct Tail {
+    /// The one-query configuration (lifted, the pair's lanes).
+    config: usize,
+    /// The pair's passes before the hand-over.
+    handoff: usize,
+    /// The query's half in the pair: 0 low, 1 high.
+    half: u32,
+    query_len: usize,
+    /// Its own profile rows (device address, words a row).
+    rows: (u64, usize),
+    /// Its scores (device address).
+    scores: u64,
+}
+
+/// Queues `passes` over the chunk of `l` (`ptrs` its pointers), in
+/// launches of as many groups as the scratch holds borders for (of every
+/// entry); with a tail, each launch's pair passes up to the hand-over,
+/// the hand-over, and the one-query passes of its sequences.
+fn queue_passes(l: &ChunkLaunch<'_>, ptrs: &ChunkPointers<'_>, passes: &Passes<'_>) -> Result<()> {
+    let Passes {
+        config: k,
+        entries,
+        rows: (rows, row_words),
+        high_scores,
+        ref tail,
+    } = *passes;
     let config = CONFIGS[k];
     let passes = entries.passes();
     let threads = l.sequences();
@@ -663,74 +783,166 @@ fn queue_passes(
         Halves::Queries => threads,
     };
     l.check_sizes((high_scores != 0) == (config.halves == Halves::Queries))?;
+    l.check_sizes(tail.as_ref().is_none_or(|t| {
+        let c = CONFIGS[t.config];
+        entries.passes.len() == 1
+            && config.halves == Halves::Queries
+            && c.halves == Halves::Sequences
+            && c.update == Update::Lifted
+            && c.lanes == config.lanes
+            && t.handoff > 0
+            && t.handoff < passes
+            && t.handoff * config.width() < t.query_len
+            && t.half < 2
+    }))?;
     let slots = scratch_slots(l.longest());
     // With several passes every group of a launch keeps its border in the
-    // scratch: a chunk runs in launches of what it holds.
+    // scratch: a chunk runs in launches of what it holds. A hand-over's
+    // groups take two of a launch's sequences: launches start on even ones.
     let per_launch = if passes > 1 {
-        (l.scratch_pairs() / (slots * entries.running(0))).min(groups)
+        let fits = (l.scratch_pairs() / (slots * entries.running(0))).min(groups);
+        if tail.is_some() && fits < groups {
+            fits & !1
+        } else {
+            fits
+        }
     } else {
         groups
     };
     l.check_sizes(per_launch > 0 || groups == 0)?;
+    let pair_passes = tail.as_ref().map_or(passes, |t| t.handoff);
+    let mut params = QueryGroupParams {
+        profile: rows as *const u32,
+        residues: ptrs.residues as *const u32,
+        lengths: ptrs.lengths as *const u32,
+        scores: ptrs.scores as *mut i32,
+        high_scores: high_scores as *mut i32,
+        scratch: if passes > 1 {
+            ptrs.buffer as *mut u32
+        } else {
+            std::ptr::null_mut()
+        },
+        row_words: row_words as u32,
+        threads: threads as u32,
+        words: l.words_per_sequence() as u32,
+        first_pair: 0,
+        end_pair: 0,
+        pass: 0,
+        passes: passes as u32,
+        first_column: 0,
+        slots: slots as u32,
+        gaps: group_i16x2::GapAddends::new(l.gaps()),
+        profile_stride: entries.profile_stride as u32,
+        scores_stride: entries.scores_stride as u32,
+    };
     let mut first_pair = 0;
     while first_pair < groups {
         let launch_pairs = per_launch.min(groups - first_pair);
-        for pass in 0..passes {
-            let params = QueryGroupParams {
-                profile: rows as *const u32,
-                residues: ptrs.residues as *const u32,
-                lengths: ptrs.lengths as *const u32,
-                scores: ptrs.scores as *mut i32,
-                high_scores: high_scores as *mut i32,
-                scratch: if passes > 1 {
-                    ptrs.buffer as *mut u32
-                } else {
-                    std::ptr::null_mut()
-                },
-                row_words: row_words as u32,
-                threads: threads as u32,
-                words: l.words_per_sequence() as u32,
-                first_pair: first_pair as u32,
-                end_pair: (first_pair + launch_pairs) as u32,
-                pass: pass as u32,
-                passes: passes as u32,
-                first_column: 0,
-                slots: slots as u32,
-                gaps: group_i16x2::GapAddends::new(l.gaps()),
-                profile_stride: entries.profile_stride as u32,
-                scores_stride: entries.scores_stride as u32,
-            };
-            let mut grid = vector_grid(launch_pairs * config.lanes, config.window_bytes() as u32);
-            // A row of blocks for each entry that has this pass.
-            grid.grid_dim.1 = entries.running(pass) as u32;
-            // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16
-            // bits and the matrix's scores and `first` fit the
-            // configuration's update (checked by the callers: `launch`'s
-            // `ScoreRange::runs`, `launch_pair`'s `pairs_queries`, which
-            // asks for the lifted update; `first >= extend`, as every
-            // `GapPenalty` has it); the profile's rows are where `rows`
-            // points, `row_words` each (sizes checked by the callers);
-            // with two queries (and only then, checked above) the high
-            // one's scores are a chunk's (checked by `launch_pair`); the
-            // chunk's buffers hold `words_per_sequence` words a sequence;
-            // with several passes the scratch holds `slots` slots for
-            // each of the launch's groups of each entry (checked above)
-            // and the passes run in stream order; blocks of whole warps
-            // with the window's shared memory, a group for every one of
-            // the launch; a batch's entries lie as the strides say
-            // (checked by `launch_batch`), a row of blocks each.
-            unsafe {
-                l.launch_params(
-                    config.symbol,
-                    &params,
-                    grid,
-                    "running the query-group kernel",
-                )?
-            };
+        params.first_pair = first_pair as u32;
+        params.end_pair = (first_pair + launch_pairs) as u32;
+        for pass in 0..pair_passes {
+            params.pass = pass as u32;
+            launch_pass(l, k, &params, launch_pairs, entries.running(pass))?;
+        }
+        if let Some(tail) = tail {
+            queue_tail(l, tail, &params, config)?;
         }
         first_pair += launch_pairs;
     }
     Ok(())
+}
+
+/// Queues the hand-over of a launch of a pair's passes (`pair` its
+/// parameters, `pair_config` its configuration) and the one-query passes
+/// of the longer query from there on.
+fn queue_tail(
+    l: &ChunkLaunch<'_>,
+    tail: &Tail,
+    pair: &QueryGroupParams,
+    pair_config: Config,
+) -> Result<()> {
+    let lanes = pair_config.lanes;
+    let pairs = (pair.end_pair - pair.first_pair) as usize;
+    let hand_over = HandOverParams {
+        scratch: pair.scratch.cast::<u64>(),
+        lengths: pair.lengths,
+        first_pair: pair.first_pair,
+        end_pair: pair.end_pair,
+        slots: pair.slots,
+        lanes: lanes as u32,
+        half: tail.half,
+        first: pair.gaps.first,
+    };
+    let threads = hand_over_threads(pairs, pair.slots as usize, lanes);
+    // SAFETY: `sw_query_group_i16x2_hand_over`'s duties: the chunk's
+    // lengths; the scratch holds `slots` slots for each of the launch's
+    // pairs (checked by `queue_passes`), written by the pair's passes
+    // before it in stream order; a thread for each of its rows.
+    unsafe {
+        l.launch_params(
+            HAND_OVER_SYMBOL,
+            &hand_over,
+            one_thread_each(threads),
+            "handing a query over",
+        )?
+    };
+    let c = CONFIGS[tail.config];
+    let first_column = tail.handoff * pair_config.width();
+    let (rows, row_words) = tail.rows;
+    let mut params = QueryGroupParams {
+        profile: rows as *const u32,
+        scores: tail.scores as *mut i32,
+        high_scores: std::ptr::null_mut(),
+        row_words: row_words as u32,
+        // The one-query groups of the launch's sequences: two each, the
+        // first even.
+        first_pair: pair.first_pair / 2,
+        end_pair: pair.end_pair.div_ceil(2),
+        passes: c.passes(tail.query_len - first_column) as u32,
+        first_column: first_column as u32,
+        // A group's block spans its two sequences' blocks of the pair.
+        slots: 2 * pair.slots,
+        ..*pair
+    };
+    let groups = pairs.div_ceil(2);
+    for pass in 0..params.passes {
+        params.pass = pass;
+        launch_pass(l, tail.config, &params, groups, 1)?;
+    }
+    Ok(())
+}
+
+/// Launches configuration `k`'s pass `p.pass` over `groups` groups, a
+/// row of blocks for each of `entries` entries.
+fn launch_pass(
+    l: &ChunkLaunch<'_>,
+    k: usize,
+    p: &QueryGroupParams,
+    groups: usize,
+    entries: usize,
+) -> Result<()> {
+    let config = CONFIGS[k];
+    let mut grid = vector_grid(groups * config.lanes, config.window_bytes() as u32);
+    grid.grid_dim.1 = entries as u32;
+    // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16 bits and
+    // the matrix's scores and `first` fit the configuration's update
+    // (checked by the callers: `launch`'s `ScoreRange::runs`,
+    // `launch_pair`'s `pairs_queries`, which asks for the lifted update,
+    // as a tail's configuration has it; `first >= extend`, as every
+    // `GapPenalty` has it); the profile's rows are where `p.profile`
+    // points, `p.row_words` each, with the columns from `p.first_column`
+    // on that its passes read (sizes checked by the callers); with two
+    // queries (and only then, checked by `queue_passes`) the high one's
+    // scores are a chunk's (checked by `launch_pair`); the chunk's
+    // buffers hold `words_per_sequence` words a sequence; with several
+    // passes, or resumed, the scratch holds `p.slots` slots for each of
+    // the launch's groups of each entry (checked by `queue_passes`; a
+    // tail's `2 · slots` for each two of the pair's) and the passes run in
+    // stream order, a resumed query's first after the hand-over; blocks
+    // of whole warps with the window's shared memory, a group for every
+    // one of the launch; a batch's entries lie as the strides say
+    // (checked by `launch_batch`), a row of blocks each.
+    unsafe { l.launch_params(config.symbol, p, grid, "running the query-group kernel") }
 }
 
 /// Multiprocessors the emulated run of a batch chooses its configuration
@@ -1035,13 +1247,14 @@ pub(crate) fn chunk_widths() -> Vec<usize> {
 const EMULATED_TAIL_LAUNCH_PAIRS: usize = 14;
 
 /// The emulated run of two queries in the halves with configuration
-/// `pair_config` for passes `0 .. handoff` (the shorter, low query,
-/// `profiles[0]`, ends by then), then of the longer, high one's remaining
-/// columns from `handoff · G · R` on with one-query configuration
-/// `tail_config` (the same lanes), its border repacked from the pair's
-/// slots ([`repack_tail_border`]); each query's scores after its rescue,
-/// as [`run_emulated_pair_config`] gives them. A test of the handoff that
-/// would spare a pair its padded columns (not used by the engine yet).
+/// `pair_config` for passes `0 .. handoff` (the shorter query ends by
+/// then), then of the longer one's remaining columns from `handoff · G ·
+/// R` on with one-query configuration `tail_config` (the lifted update,
+/// the same lanes), its border handed over from the pair's slots
+/// ([`emulate_hand_over`]), in launches of [`EMULATED_TAIL_LAUNCH_PAIRS`]
+/// pairs; each query's scores after its rescue, as
+/// [`run_emulated_pair_config`] gives them (the kernel's module docs,
+/// *Handing a pair's longer query over*).
 pub fn run_emulated_pair_with_tail(
     (pair_config, tail_config): (usize, usize),
     chunk: &PackedChunk,
@@ -1052,24 +1265,28 @@ pub fn run_emulated_pair_with_tail(
 ) -> Result<[Vec<i32>; 2]> {
     let layouts = profiles.map(|p| Layout::new(p.first().copied().unwrap_or(0) as usize));
     let (pc, tc) = (CONFIGS[pair_config], CONFIGS[tail_config]);
-    let (len_a, len_b) = (layouts[0].query_len, layouts[1].query_len);
+    let lens = layouts.each_ref().map(|l| l.query_len);
+    // The longer query's half (the high one of equals).
+    let half = usize::from(lens[1] >= lens[0]);
+    let (shorter, longer) = (lens[1 - half], lens[half]);
     let usable = pc.halves == Halves::Queries
         && tc.halves == Halves::Sequences
         && tc.update == Update::Lifted
         && tc.lanes == pc.lanes
-        && len_a <= len_b
-        && pc.passes(len_a) <= handoff
-        && handoff < pc.passes(len_b);
+        && pc.passes(shorter) <= handoff
+        && handoff < pc.passes(longer);
     // Where the lifted update does not fit the matrix and gaps, no pair is
     // launched (each query runs alone, `run_emulated_pair_config`).
-    let range = layouts[1].scores(profiles[1]).ok_or_else(bad_profile)?;
+    let range = layouts[half]
+        .scores(profiles[half])
+        .ok_or_else(bad_profile)?;
     if !usable || !range.runs(pair_config, gaps) || !range.runs(tail_config, gaps) {
         return Err(Error::Internal(
-            "a pair's tail that cannot be handed over".into(),
+            "a pair's longer query that cannot be handed over".into(),
         ));
     }
-    let row_words = pair_row_words(len_b);
-    if pair.len() != NUM_CODES * row_words {
+    let row_words = pair_row_words(longer);
+    if pair.len() != NUM_CODES * row_words || profiles[half].len() != layouts[half].words() {
         return Err(bad_profile());
     }
     let threads = chunk.sequences();
@@ -1078,7 +1295,7 @@ pub fn run_emulated_pair_with_tail(
     let mut scores = vec![0i32; 2 * threads];
     let mut scratch = vec![0u64; EMULATED_TAIL_LAUNCH_PAIRS * slots];
     let addends = group_i16x2::GapAddends::new(gaps);
-    let b_rows = &profiles[1][layouts[1].rows()..];
+    let tail_rows = &profiles[half][layouts[half].rows()..];
     let c0 = handoff * pc.width();
     let mut pp = QueryGroupParams {
         profile: pair.as_ptr(),
@@ -1094,7 +1311,7 @@ pub fn run_emulated_pair_with_tail(
         first_pair: 0,
         end_pair: 0,
         pass: 0,
-        passes: pc.passes(len_b) as u32,
+        passes: pc.passes(longer) as u32,
         slots: slots as u32,
         gaps: addends,
         profile_stride: 0,
@@ -1102,11 +1319,11 @@ pub fn run_emulated_pair_with_tail(
         first_column: 0,
     };
     let mut tp = QueryGroupParams {
-        profile: b_rows.as_ptr(),
-        scores: pp.high_scores,
+        profile: tail_rows.as_ptr(),
+        scores: if half == 1 { pp.high_scores } else { pp.scores },
         high_scores: std::ptr::null_mut(),
-        row_words: layouts[1].row_words as u32,
-        passes: tc.passes(len_b - c0) as u32,
+        row_words: layouts[half].row_words as u32,
+        passes: tc.passes(longer - c0) as u32,
         slots: 2 * slots as u32,
         first_column: c0 as u32,
         ..pp
@@ -1120,24 +1337,35 @@ pub fn run_emulated_pair_with_tail(
     let tail_windows: Vec<Vec<u32>> = (0..tp.passes as usize)
         .map(|pass| {
             tp.pass = pass as u32;
-            host_window(tail_config, &tp, b_rows)
+            host_window(tail_config, &tp, tail_rows)
         })
         .collect();
     for first in (0..threads).step_by(EMULATED_TAIL_LAUNCH_PAIRS) {
         let end = (first + EMULATED_TAIL_LAUNCH_PAIRS).min(threads);
         // Poisoned, not zeroed: a slot the tail reads must have been
-        // written, by the pair's passes or the repack.
+        // written, by the pair's passes or the hand-over.
         scratch.fill(0x7f7f_7f7f_7f7f_7f7f);
         (pp.first_pair, pp.end_pair) = (first as u32, end as u32);
         for (pass, window) in pair_windows.iter().enumerate() {
             pp.pass = pass as u32;
             // SAFETY: as in `emulate_passes`: the pair's configuration runs
-            // (checked by the callers), its window of this pass, the
-            // chunk's buffers, the launch's scratch.
+            // (checked above), its window of this pass, the chunk's
+            // buffers, the launch's scratch.
             unsafe { emulate_launch::<true>(pair_config, &pp, window, first, end) };
         }
-        let lengths = &chunk.lengths[first..end];
-        repack_tail_border(&mut scratch, lengths, slots, pc.lanes, addends.first);
+        let hand_over = HandOverParams {
+            scratch: scratch.as_mut_ptr(),
+            lengths: chunk.lengths.as_ptr(),
+            first_pair: first as u32,
+            end_pair: end as u32,
+            slots: slots as u32,
+            lanes: pc.lanes as u32,
+            half: half as u32,
+            first: addends.first,
+        };
+        // SAFETY: the chunk's lengths, the launch's scratch of `slots`
+        // slots a pair, which the pair's passes wrote.
+        unsafe { emulate_hand_over(&hand_over) };
         let (tail_first, tail_end) = (first / 2, end.div_ceil(2));
         (tp.first_pair, tp.end_pair) = (tail_first as u32, tail_end as u32);
         for (pass, window) in tail_windows.iter().enumerate() {
@@ -1158,6 +1386,21 @@ pub fn run_emulated_pair_with_tail(
         ))
     };
     Ok([rescued(0, low)?, rescued(1, high)?])
+}
+
+/// The hand-over `p` on the host: every thread of
+/// `sw_query_group_i16x2_hand_over` in turn (each reads the slot it
+/// writes before, and no other thread reads it, so any order gives the
+/// GPU's result).
+///
+/// # Safety
+/// `hand_over_slot`'s.
+pub unsafe fn emulate_hand_over(p: &HandOverParams) {
+    let pairs = (p.end_pair - p.first_pair) as usize;
+    for t in 0..hand_over_threads(pairs, p.slots as usize, p.lanes as usize) {
+        // SAFETY: the caller's.
+        unsafe { hand_over_slot(p, t) };
+    }
 }
 
 /// One pass of an emulated launch of groups `first .. end` (whole warps,
@@ -1182,48 +1425,5 @@ unsafe fn emulate_launch<const Q: bool>(
             .unwrap_or(0);
         // SAFETY: the caller's.
         unsafe { align_pass_emulated(config, p, window.as_ptr(), group, rows) };
-    }
-}
-
-/// Repacks a launch's border slots in place from two queries in the
-/// halves (a block of `slots` slots for each sequence, `lengths` of
-/// them; the high query's half kept) to one query over two sequences (a
-/// block of `2 · slots` for each two, the low sequence in the low half),
-/// row `r` in slot `r + lanes - 1` in both; a row past a sequence's end
-/// (or of a sequence past the launch's) gets the empty border, H 0 and E
-/// `first` (the lifted update's floor).
-pub fn repack_tail_border(
-    scratch: &mut [u64],
-    lengths: &[u32],
-    slots: usize,
-    lanes: usize,
-    first: u32,
-) {
-    let half = |word: u32, h: usize| (word >> (16 * h)) & 0xffff;
-    for q in 0..lengths.len().div_ceil(2) {
-        // Every row of both sequences is read before any is written: the
-        // new block starts where the low sequence's old one does.
-        let rows: Vec<u64> = (0..slots + 1 - lanes)
-            .map(|r| {
-                let mut h_word = 0u32;
-                let mut e_word = 0u32;
-                for s in 0..2 {
-                    let seq = 2 * q + s;
-                    let (h, e) = match lengths.get(seq) {
-                        Some(&len) if (r as u32) < len => {
-                            let slot = scratch[seq * slots + r + lanes - 1];
-                            (half(slot as u32, 1), half((slot >> 32) as u32, 1))
-                        }
-                        _ => (0, half(first, s)),
-                    };
-                    h_word |= h << (16 * s);
-                    e_word |= e << (16 * s);
-                }
-                u64::from(h_word) | (u64::from(e_word) << 32)
-            })
-            .collect();
-        for (r, &slot) in rows.iter().enumerate() {
-            scratch[2 * q * slots + r + lanes - 1] = slot;
-        }
     }
 }
