@@ -595,7 +595,8 @@ pub const fn hand_over_threads(pairs: usize, slots: usize, lanes: usize) -> usiz
 #[inline(always)]
 pub unsafe fn hand_over_slot(p: &HandOverParams, t: usize) {
     let (slots, lanes) = (p.slots as usize, p.lanes as usize);
-    let rows = hand_over_rows(slots, lanes);
+    // At least one (as the duties say): no division by zero to panic on.
+    let rows = hand_over_rows(slots, lanes).max(1);
     let (group, row) = (t / rows, t % rows);
     let pairs = (p.end_pair - p.first_pair) as usize;
     if group >= pairs.div_ceil(2) {
