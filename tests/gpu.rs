@@ -665,13 +665,13 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
 
 /// Two queries in one launch on the GPU (`Engine::score_batch` pairs
 /// them) against the reference: 100,000 database sequences (and 9,000-
-/// and 5,000-residue ones, an empty one, a one-residue one); pairs of
-/// one pass (144 with 189) and of two (600 with 610), a pair whose longer
-/// query is handed over to a one-query configuration where the shorter
-/// ends (1,000 with 1,500), and a query left alone (2,500); `auto` (its second
-/// stage runs the long chunks one query at a time) and the query-group
-/// kernel; 1 and 8 streams, and a budget too small for the chunks' own
-/// border scratch (launches of part of a chunk). Then pairs whose scores
+/// and 5,000-residue ones, an empty one, a one-residue one); a pair of
+/// one pass (144 with 189), a pair whose longer query is handed over to
+/// a one-query configuration where the shorter ends (300 with 610), and a
+/// query left alone (1,000); `auto` (its second stage runs the long
+/// chunks one query at a time) and the query-group kernel; 1 and 8
+/// streams, and a budget too small for the chunks' own border scratch
+/// (launches of part of a chunk). Then pairs of many passes whose scores
 /// pass 16 bits (rescued), one of them handed over (3,000 with 7,000),
 /// and gap costs the lifted update cannot take (each query alone).
 #[test]
@@ -684,15 +684,16 @@ fn gpu_query_pairs_match_the_reference() {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
     let db = hay::database(seqs);
-    let queries: Vec<Vec<u8>> = [600, 144, 1000, 189, 610, 1500, 2500]
+    let queries: Vec<Vec<u8>> = [300, 144, 1000, 189, 610]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))
         .collect();
-    // The model hands 1,500 over after 1,000 on chunks of any length here.
+    // The model pairs 300 with 610 and hands 610 over on chunks of any
+    // length here.
     for rows in [100, 1500, 9000] {
-        let pair = query_group_i16x2::pair_config_for(1500, rows);
-        assert!(query_group_i16x2::pair_tail(pair, 1000, 1500, rows).is_some());
-        assert!(query_group_i16x2::queries_pay(1000, 1500, rows, true));
+        let pair = query_group_i16x2::pair_config_for(610, rows);
+        assert!(query_group_i16x2::pair_tail(pair, 300, 610, rows).is_some());
+        assert!(query_group_i16x2::queries_pay(300, 610, rows, true));
     }
     let scoring = hay::blosum62(10, 1);
     let expected = reference_scores(&queries, &db, &scoring);
