@@ -750,8 +750,9 @@ fn gpu_query_pairs_match_the_reference() {
     for (open, extend) in [(10, 1), (2, 1), (116, 1)] {
         let scoring = hay::blosum62(open, extend);
         let expected = reference_scores(&queries, &db, &scoring);
+        // The 7,000-residue query itself passes 16 bits.
         assert!(
-            expected[1]
+            expected[2]
                 .iter()
                 .any(|&s| s > gpu_kernels::simt_i16x2::SCORE_LIMIT)
         );
