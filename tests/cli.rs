@@ -1080,3 +1080,42 @@ fn an_unknown_pinned_query_group_configuration_is_an_error() {
     assert!(!pinned.stdout.is_empty());
     assert_eq!(pinned.stdout, simt.stdout);
 }
+
+/// `WARPSW_HAND_OVER` takes `on` or `off`: anything else is an error that
+/// says so, and nothing is written; `off` gives the same hits.
+#[test]
+fn a_hand_over_setting_other_than_on_or_off_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, db) = search_files(dir.path());
+    let out_file = dir.path().join("hits.tsv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args(
+            "search",
+            &q,
+            &db,
+            &["--kernel", "query-group-i16x2", "-o", s(&out_file)],
+        ))
+        .env("WARPSW_HAND_OVER", "maybe")
+        .output()
+        .unwrap();
+    let err = failure_stderr(&out);
+    assert!(
+        err.contains("WARPSW_HAND_OVER=maybe: expected on or off"),
+        "{err}"
+    );
+    assert!(!out_file.exists());
+    let off = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args(
+            "search",
+            &q,
+            &db,
+            &["--kernel", "query-group-i16x2", "--columns", "sseqid,score"],
+        ))
+        .env("WARPSW_HAND_OVER", "off")
+        .output()
+        .unwrap();
+    let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
+    assert!(off.status.success(), "{}", stderr(&off));
+    assert!(!off.stdout.is_empty());
+    assert_eq!(off.stdout, simt.stdout);
+}

@@ -462,11 +462,13 @@ fn check_query_pair(
 
 /// Two queries through the kernel's own choice (`Kernel::run_emulated_pair`):
 /// in one launch where the lifted update fits and the model says it pays
-/// (queries of similar lengths), each alone otherwise (lengths far apart,
-/// gaps past the lifted update), with the high query the longer or the
-/// shorter one; every score against the oracle.
+/// (queries of similar lengths; 300 with 610, the longer handed over to a
+/// one-query configuration where the shorter ends), each alone otherwise
+/// (lengths far apart, gaps past the lifted update), with the high query
+/// the longer or the shorter one; every score against the oracle.
 #[test]
 fn query_group_scores_two_queries_as_each_alone() {
+    use gpu_kernels::query_group_i16x2::{pair_config_for, pair_tail, queries_pay};
     use host::scoring::Scoring;
     let mut rng = StdRng::seed_from_u64(11);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
@@ -475,6 +477,8 @@ fn query_group_scores_two_queries_as_each_alone() {
         (144, 189, 10, 1),
         (189, 144, 10, 1),
         (600, 610, 10, 1),
+        (300, 610, 10, 1),
+        (610, 300, 10, 1),
         (30, 650, 10, 1),
         (300, 290, 2, 1),
         (300, 300, 120, 5),
@@ -483,7 +487,19 @@ fn query_group_scores_two_queries_as_each_alone() {
     .iter()
     .enumerate()
     {
-        let queries = [mutate(&mut rng, &base[..a]), random_codes(&mut rng, b)];
+        let handed_over = (a.min(b), a.max(b)) == (300, 610);
+        let queries = if handed_over {
+            // Of these very lengths: the model pairs them and hands the
+            // longer over on every chunk here whose longest sequence has
+            // 6 residues or more.
+            for rows in 6..=700 {
+                assert!(queries_pay(a, b, rows, true), "{rows}");
+                assert!(pair_tail(pair_config_for(a.max(b), rows), a, b, rows).is_some());
+            }
+            [base[..a].to_vec(), random_codes(&mut rng, b)]
+        } else {
+            [mutate(&mut rng, &base[..a]), random_codes(&mut rng, b)]
+        };
         let mut seqs: Vec<Vec<u8>> = (0..13)
             .map(|i| match i % 3 {
                 0 => mutate(&mut rng, &queries[i % 2]),

@@ -228,7 +228,7 @@ pub const KERNELS: &[KernelInfo] = &[
         name: "query-group-i16x2",
         symbol: "sw_query_group_i16x2_g8_r32",
         paper: "CUDASW++ 4.0's lane groups (Schmidt 2024) with the query profile of SW-CUDA (Manavski 2008) and CUDASW++ 2.0 (Liu 2010), packed 16-bit scores",
-        mapping: "8 lanes (16 pinned) per two database sequences (16-bit halves), 8-32 query columns per lane, database streamed through the group, scores by 16-byte shared loads; a launch per pass of the query; overflow rescored in 32 bits; `search` puts two queries in the halves (a group per sequence) where that is cheaper",
+        mapping: "8 lanes (16 pinned) per two database sequences (16-bit halves), 8-32 query columns per lane, database streamed through the group, scores by 16-byte shared loads; a launch per pass of the query; overflow rescored in 32 bits; `search` puts two queries in the halves (a group per sequence) where that is cheaper, the longer handed over to one query's launches where the shorter ends",
         score_bits: 16,
     },
 ];
