@@ -671,7 +671,7 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
 /// query left alone (1,000); `auto` (its second stage runs the long
 /// chunks one query at a time) and the query-group kernel; 1 and 8
 /// streams, and a budget too small for the chunks' own border scratch
-/// (launches of part of a chunk). Then pairs of many passes whose scores
+/// regions (every chunk on the shared one). Then pairs of many passes whose scores
 /// pass 16 bits (rescued), one of them handed over (3,000 with 7,000),
 /// and gap costs the lifted update cannot take (each query alone).
 #[test]
@@ -764,6 +764,76 @@ fn gpu_query_pairs_match_the_reference() {
         let got = engine.score_batch(&batch).expect("GPU 0 scores");
         assert_eq!(got, expected, "gaps {open}/{extend}");
     }
+}
+
+/// A pair handing its longer query over where the chunk's borders do not
+/// fit one launch: 60,001 sequences of 50 residues in one chunk, more
+/// than the border scratch holds on a GPU of up to 234 multiprocessors
+/// (256 borders each), so the pair's launches take an even number of its
+/// sequences and the last one an odd number; 300 with 610 (handed over,
+/// as the model decides on such chunks); every score against the
+/// reference, on one stream and on eight.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_query_pair_hands_over_in_launches_of_part_of_a_chunk() {
+    use host::kernel::Kernel;
+    const SEQUENCES: usize = 60_001;
+    const LENGTH: usize = 50;
+    assert!(SEQUENCES > 234 * 256);
+    let pair = query_group_i16x2::pair_config_for(610, LENGTH);
+    assert!(query_group_i16x2::pair_tail(pair, 300, 610, LENGTH).is_some());
+    assert!(query_group_i16x2::queries_pay(300, 610, LENGTH, true));
+    let mut rng = hay::rng(135);
+    let queries = [
+        hay::random_codes(&mut rng, 300, false),
+        hay::random_codes(&mut rng, 610, false),
+    ];
+    let seqs: Vec<Vec<u8>> = (0..SEQUENCES)
+        .map(|i| {
+            // A quarter from either query (so that scores vary), the rest
+            // random; every one of the same length.
+            let mut seq = match i % 8 {
+                0 | 1 => {
+                    let query = &queries[i % 2];
+                    let at = (i * 7) % (query.len() - LENGTH);
+                    hay::mutate(&mut rng, &query[at..at + LENGTH], 0.85)
+                }
+                _ => Vec::new(),
+            };
+            seq.truncate(LENGTH);
+            while seq.len() < LENGTH {
+                seq.push(hay::random_codes(&mut rng, 1, false)[0]);
+            }
+            seq
+        })
+        .collect();
+    let db = hay::database(seqs);
+    let scoring = hay::blosum62(10, 1);
+    let expected = reference_scores(&queries, &db, &scoring);
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    for streams in [1, 8] {
+        let plan = gpu0_plan(KernelChoice::One(Kernel::QueryGroupI16x2), &db, &scoring);
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan)
+            .streams(streams)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        let got = engine.score_batch(&batch).expect("GPU 0 scores");
+        for (q, want) in expected.iter().enumerate() {
+            let wrong = (0..db.len()).filter(|&i| got[q][i] != want[i]).count();
+            assert_eq!(
+                wrong,
+                0,
+                "{streams} streams, query length {}: mismatches of {}",
+                queries[q].len(),
+                db.len()
+            );
+        }
+    }
+    eprintln!(
+        "gpu: a pair handed over in launches of part of a chunk, {} pairs compared with the reference, 0 mismatches",
+        2 * 2 * SEQUENCES
+    );
 }
 
 /// Batches of query pairs on the GPU against the reference: 41 queries

@@ -483,7 +483,10 @@ pub struct QueryGroupParams {
     /// (`first_column` above 0), the passes from `first_column` on.
     pub passes: u32,
     /// Slots of border scratch per pair ([`scratch_slots`] of the chunk's
-    /// longest sequence).
+    /// longest sequence): the stride of the groups' blocks, of which each
+    /// group uses the first [`scratch_slots`]; a resumed query after a
+    /// hand-over has twice that (its block spans the pair's blocks of its
+    /// two sequences).
     pub slots: u32,
     /// Gap costs, packed ([`GapAddends::new`] of gaps that [`gaps_fit`]).
     pub gaps: GapAddends,
@@ -975,8 +978,9 @@ impl<const R: usize> Lane<R> {
 /// `2 * pair_index + 1` of the chunk (with two queries in the halves,
 /// `Q`: of both queries over sequence `pair_index`) on one group of
 /// `V::VL` lanes of `R` columns each, `window` the block's window of the
-/// pass; writes (first pass) or raises (later passes) the pair's scores,
-/// above [`SCORE_LIMIT`] when out of range.
+/// pass; writes (first pass) or raises (later passes, and every pass of
+/// a resumed query: [`QueryGroupParams::first_column`]) the pair's
+/// scores, above [`SCORE_LIMIT`] when out of range.
 ///
 /// `N` is the number of lanes the calling code computes: `V::VL` on the host
 /// (one call computes the whole group), 1 on the GPU (each thread its own
@@ -999,10 +1003,12 @@ impl<const R: usize> Lane<R> {
 /// * `p.residues` holds `p.words` words per sequence, every sequence of the
 ///   chunk has at most `4 * p.words` residues, `p.lengths` and `p.scores`
 ///   (with `Q` also `p.high_scores`) `p.threads` entries; with `p.passes >
-///   1`, `p.scratch` holds `p.slots`
+///   1` or resumed, `p.scratch` holds `p.slots`
 ///   (at least [`scratch_slots`] of the chunk's longest sequence) slots of
 ///   two words for every pair of the launch, and the passes before
-///   `p.pass` ran to completion on it.
+///   `p.pass` ran to completion on it (of a resumed query, also those of
+///   the pair before it and the hand-over, which wrote its border; its
+///   scores hold what the pair's passes found).
 /// * No other group writes this pair's scores.
 /// * `rows` is at least [`pair_rows`] of this pair and at most the chunk's
 ///   longest sequence, the same in every group of the warp.

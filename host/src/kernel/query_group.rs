@@ -763,6 +763,61 @@ struct Tail {
     scores: u64,
 }
 
+impl Tail {
+    /// The parameters of the hand-over after a launch of the pair's
+    /// passes (`pair` their parameters, `pair_config` its configuration).
+    fn hand_over(&self, pair: &QueryGroupParams, pair_config: Config) -> HandOverParams {
+        HandOverParams {
+            scratch: pair.scratch.cast::<u64>(),
+            lengths: pair.lengths,
+            first_pair: pair.first_pair,
+            end_pair: pair.end_pair,
+            slots: pair.slots,
+            lanes: pair_config.lanes as u32,
+            half: self.half,
+            first: pair.gaps.first,
+        }
+    }
+
+    /// The parameters of the one-query passes after the hand-over (pass
+    /// 0; `passes` of them) over the launch's sequences.
+    fn resumed(&self, pair: &QueryGroupParams, pair_config: Config) -> QueryGroupParams {
+        let first_column = self.handoff * pair_config.width();
+        let (rows, row_words) = self.rows;
+        QueryGroupParams {
+            profile: rows as *const u32,
+            scores: self.scores as *mut i32,
+            high_scores: std::ptr::null_mut(),
+            row_words: row_words as u32,
+            // The one-query groups of the launch's sequences: two each,
+            // the first even.
+            first_pair: pair.first_pair / 2,
+            end_pair: pair.end_pair.div_ceil(2),
+            pass: 0,
+            passes: CONFIGS[self.config].passes(self.query_len - first_column) as u32,
+            first_column: first_column as u32,
+            // A group's block spans its two sequences' blocks of the pair.
+            slots: 2 * pair.slots,
+            profile_stride: 0,
+            scores_stride: 0,
+            ..*pair
+        }
+    }
+}
+
+/// Groups a launch of a multi-pass sequence aligns when the scratch holds
+/// the borders of `fits` of a chunk's `groups`: with a hand-over
+/// (`tail`), an even number unless it is all of them, so that every
+/// launch starts on an even sequence (a one-query group takes two).
+fn launch_groups(fits: usize, groups: usize, tail: bool) -> usize {
+    let fits = fits.min(groups);
+    if tail && fits < groups {
+        fits & !1
+    } else {
+        fits
+    }
+}
+
 /// Queues `passes` over the chunk of `l` (`ptrs` its pointers), in
 /// launches of as many groups as the scratch holds borders for (of every
 /// entry); with a tail, each launch's pair passes up to the hand-over,
@@ -800,12 +855,8 @@ fn queue_passes(l: &ChunkLaunch<'_>, ptrs: &ChunkPointers<'_>, passes: &Passes<'
     // scratch: a chunk runs in launches of what it holds. A hand-over's
     // groups take two of a launch's sequences: launches start on even ones.
     let per_launch = if passes > 1 {
-        let fits = (l.scratch_pairs() / (slots * entries.running(0))).min(groups);
-        if tail.is_some() && fits < groups {
-            fits & !1
-        } else {
-            fits
-        }
+        let fits = l.scratch_pairs() / (slots * entries.running(0));
+        launch_groups(fits, groups, tail.is_some())
     } else {
         groups
     };
@@ -861,19 +912,9 @@ fn queue_tail(
     pair: &QueryGroupParams,
     pair_config: Config,
 ) -> Result<()> {
-    let lanes = pair_config.lanes;
     let pairs = (pair.end_pair - pair.first_pair) as usize;
-    let hand_over = HandOverParams {
-        scratch: pair.scratch.cast::<u64>(),
-        lengths: pair.lengths,
-        first_pair: pair.first_pair,
-        end_pair: pair.end_pair,
-        slots: pair.slots,
-        lanes: lanes as u32,
-        half: tail.half,
-        first: pair.gaps.first,
-    };
-    let threads = hand_over_threads(pairs, pair.slots as usize, lanes);
+    let hand_over = tail.hand_over(pair, pair_config);
+    let threads = hand_over_threads(pairs, pair.slots as usize, pair_config.lanes);
     // SAFETY: `sw_query_group_i16x2_hand_over`'s duties: the chunk's
     // lengths; the scratch holds `slots` slots for each of the launch's
     // pairs (checked by `queue_passes`), written by the pair's passes
@@ -886,24 +927,7 @@ fn queue_tail(
             "handing a query over",
         )?
     };
-    let c = CONFIGS[tail.config];
-    let first_column = tail.handoff * pair_config.width();
-    let (rows, row_words) = tail.rows;
-    let mut params = QueryGroupParams {
-        profile: rows as *const u32,
-        scores: tail.scores as *mut i32,
-        high_scores: std::ptr::null_mut(),
-        row_words: row_words as u32,
-        // The one-query groups of the launch's sequences: two each, the
-        // first even.
-        first_pair: pair.first_pair / 2,
-        end_pair: pair.end_pair.div_ceil(2),
-        passes: c.passes(tail.query_len - first_column) as u32,
-        first_column: first_column as u32,
-        // A group's block spans its two sequences' blocks of the pair.
-        slots: 2 * pair.slots,
-        ..*pair
-    };
+    let mut params = tail.resumed(pair, pair_config);
     let groups = pairs.div_ceil(2);
     for pass in 0..params.passes {
         params.pass = pass;
@@ -1241,18 +1265,19 @@ pub(crate) fn chunk_widths() -> Vec<usize> {
     group::chunk_widths()
 }
 
-/// Pairs of an emulated launch of a pair that hands its longer query to
-/// one query's configuration: even, so that each one-query group's two
-/// sequences are two pairs of the same launch.
-const EMULATED_TAIL_LAUNCH_PAIRS: usize = 14;
+/// Borders the scratch of an emulated launch of a pair that hands its
+/// longer query over holds: odd, so that the launches take one fewer
+/// ([`launch_groups`]), as on the GPU when the scratch holds only part of
+/// a chunk's borders.
+const EMULATED_TAIL_LAUNCH_FITS: usize = 15;
 
 /// The emulated run of two queries in the halves with configuration
 /// `pair_config` for passes `0 .. handoff` (the shorter query ends by
 /// then), then of the longer one's remaining columns from `handoff · G ·
 /// R` on with one-query configuration `tail_config` (the lifted update,
 /// the same lanes), its border handed over from the pair's slots
-/// ([`emulate_hand_over`]), in launches of [`EMULATED_TAIL_LAUNCH_PAIRS`]
-/// pairs; each query's scores after its rescue, as
+/// ([`emulate_hand_over`]), in launches of [`launch_groups`] of
+/// [`EMULATED_TAIL_LAUNCH_FITS`]; each query's scores after its rescue, as
 /// [`run_emulated_pair_config`] gives them (the kernel's module docs,
 /// *Handing a pair's longer query over*).
 pub fn run_emulated_pair_with_tail(
@@ -1292,11 +1317,12 @@ pub fn run_emulated_pair_with_tail(
     let threads = chunk.sequences();
     let longest = chunk.longest();
     let slots = scratch_slots(longest);
+    // The launches' groups as the GPU's, from a scratch that holds an odd
+    // number of borders.
+    let per_launch = launch_groups(EMULATED_TAIL_LAUNCH_FITS, threads, true).max(1);
     let mut scores = vec![0i32; 2 * threads];
-    let mut scratch = vec![0u64; EMULATED_TAIL_LAUNCH_PAIRS * slots];
-    let addends = group_i16x2::GapAddends::new(gaps);
+    let mut scratch = vec![0u64; per_launch * slots];
     let tail_rows = &profiles[half][layouts[half].rows()..];
-    let c0 = handoff * pc.width();
     let mut pp = QueryGroupParams {
         profile: pair.as_ptr(),
         residues: chunk.words.as_ptr(),
@@ -1313,20 +1339,19 @@ pub fn run_emulated_pair_with_tail(
         pass: 0,
         passes: pc.passes(longer) as u32,
         slots: slots as u32,
-        gaps: addends,
+        gaps: group_i16x2::GapAddends::new(gaps),
         profile_stride: 0,
         scores_stride: 0,
         first_column: 0,
     };
-    let mut tp = QueryGroupParams {
-        profile: tail_rows.as_ptr(),
-        scores: if half == 1 { pp.high_scores } else { pp.scores },
-        high_scores: std::ptr::null_mut(),
-        row_words: layouts[half].row_words as u32,
-        passes: tc.passes(longer - c0) as u32,
-        slots: 2 * slots as u32,
-        first_column: c0 as u32,
-        ..pp
+    // The adapter's description of the tail, with host addresses.
+    let tail = Tail {
+        config: tail_config,
+        handoff,
+        half: half as u32,
+        query_len: longer,
+        rows: (tail_rows.as_ptr() as u64, layouts[half].row_words),
+        scores: (if half == 1 { pp.high_scores } else { pp.scores }) as u64,
     };
     let pair_windows: Vec<Vec<u32>> = (0..handoff)
         .map(|pass| {
@@ -1334,14 +1359,15 @@ pub fn run_emulated_pair_with_tail(
             host_window(pair_config, &pp, pair)
         })
         .collect();
+    let mut tp = tail.resumed(&pp, pc);
     let tail_windows: Vec<Vec<u32>> = (0..tp.passes as usize)
         .map(|pass| {
             tp.pass = pass as u32;
             host_window(tail_config, &tp, tail_rows)
         })
         .collect();
-    for first in (0..threads).step_by(EMULATED_TAIL_LAUNCH_PAIRS) {
-        let end = (first + EMULATED_TAIL_LAUNCH_PAIRS).min(threads);
+    for first in (0..threads).step_by(per_launch) {
+        let end = (first + per_launch).min(threads);
         // Poisoned, not zeroed: a slot the tail reads must have been
         // written, by the pair's passes or the hand-over.
         scratch.fill(0x7f7f_7f7f_7f7f_7f7f);
@@ -1353,21 +1379,11 @@ pub fn run_emulated_pair_with_tail(
             // buffers, the launch's scratch.
             unsafe { emulate_launch::<true>(pair_config, &pp, window, first, end) };
         }
-        let hand_over = HandOverParams {
-            scratch: scratch.as_mut_ptr(),
-            lengths: chunk.lengths.as_ptr(),
-            first_pair: first as u32,
-            end_pair: end as u32,
-            slots: slots as u32,
-            lanes: pc.lanes as u32,
-            half: half as u32,
-            first: addends.first,
-        };
         // SAFETY: the chunk's lengths, the launch's scratch of `slots`
         // slots a pair, which the pair's passes wrote.
-        unsafe { emulate_hand_over(&hand_over) };
-        let (tail_first, tail_end) = (first / 2, end.div_ceil(2));
-        (tp.first_pair, tp.end_pair) = (tail_first as u32, tail_end as u32);
+        unsafe { emulate_hand_over(&tail.hand_over(&pp, pc)) };
+        tp = tail.resumed(&pp, pc);
+        let (tail_first, tail_end) = (tp.first_pair as usize, tp.end_pair as usize);
         for (pass, window) in tail_windows.iter().enumerate() {
             tp.pass = pass as u32;
             // SAFETY: the same, for the tail's one-query configuration,
