@@ -779,7 +779,7 @@ fn gpu_query_pair_hands_over_in_launches_of_part_of_a_chunk() {
     use host::kernel::Kernel;
     const SEQUENCES: usize = 60_001;
     const LENGTH: usize = 50;
-    assert!(SEQUENCES > 234 * 256);
+    const { assert!(SEQUENCES > 234 * 256) };
     let pair = query_group_i16x2::pair_config_for(610, LENGTH);
     assert!(query_group_i16x2::pair_tail(pair, 300, 610, LENGTH).is_some());
     assert!(query_group_i16x2::queries_pay(300, 610, LENGTH, true));
