@@ -814,6 +814,12 @@ fn gpu_query_pair_hands_over_in_launches_of_part_of_a_chunk() {
     let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
     for streams in [1, 8] {
         let plan = gpu0_plan(KernelChoice::One(Kernel::QueryGroupI16x2), &db, &scoring);
+        // One chunk of them all.
+        let limits = budget.resident_chunks(&db).expect("the database fits");
+        assert_eq!(
+            host::engine::gpu::resident::plan_for(&plan, &db, limits),
+            [0..SEQUENCES]
+        );
         let mut engine = GpuEngine::builder(0, scoring.clone(), plan)
             .streams(streams)
             .database(&db, budget)
