@@ -1158,30 +1158,18 @@ fn emulate_passes(
     let slots = scratch_slots(chunk.longest());
     let mut scratch = vec![0u64; lens.len() * EMULATED_LAUNCH_PAIRS * slots];
     let mut params = QueryGroupParams {
-        profile: rows.as_ptr(),
-        residues: chunk.words.as_ptr(),
-        lengths: chunk.lengths.as_ptr(),
-        scores: scores.as_mut_ptr(),
-        high_scores: if queries {
-            // SAFETY: within `scores` (two of each entry's `threads`).
-            unsafe { scores.as_mut_ptr().add(threads) }
-        } else {
-            std::ptr::null_mut()
-        },
-        scratch: scratch.as_mut_ptr().cast::<u32>(),
-        row_words: row_words as u32,
-        threads: threads as u32,
-        words: chunk.words_per_sequence as u32,
-        first_pair: 0,
-        end_pair: 0,
-        pass: 0,
-        passes: passes as u32,
-        first_column: 0,
-        slots: slots as u32,
-        gaps: group_i16x2::GapAddends::new(gaps),
         profile_stride: entries.profile_stride as u32,
         scores_stride: entries.scores_stride as u32,
+        ..emulated_params(
+            chunk,
+            (rows, row_words),
+            &mut scores,
+            queries,
+            &mut scratch,
+            gaps,
+        )
     };
+    params.passes = passes as u32;
     // Each entry's window of each of its passes.
     let windows: Vec<Vec<Vec<u32>>> = (0..lens.len())
         .map(|e| {
@@ -1323,27 +1311,15 @@ pub fn run_emulated_pair_with_tail(
     let mut scores = vec![0i32; 2 * threads];
     let mut scratch = vec![0u64; per_launch * slots];
     let tail_rows = &profiles[half][layouts[half].rows()..];
-    let mut pp = QueryGroupParams {
-        profile: pair.as_ptr(),
-        residues: chunk.words.as_ptr(),
-        lengths: chunk.lengths.as_ptr(),
-        scores: scores.as_mut_ptr(),
-        // SAFETY: within `scores` (two of `threads`).
-        high_scores: unsafe { scores.as_mut_ptr().add(threads) },
-        scratch: scratch.as_mut_ptr().cast::<u32>(),
-        row_words: row_words as u32,
-        threads: threads as u32,
-        words: chunk.words_per_sequence as u32,
-        first_pair: 0,
-        end_pair: 0,
-        pass: 0,
-        passes: pc.passes(longer) as u32,
-        slots: slots as u32,
-        gaps: group_i16x2::GapAddends::new(gaps),
-        profile_stride: 0,
-        scores_stride: 0,
-        first_column: 0,
-    };
+    let mut pp = emulated_params(
+        chunk,
+        (pair, row_words),
+        &mut scores,
+        true,
+        &mut scratch,
+        gaps,
+    );
+    pp.passes = pc.passes(longer) as u32;
     // The adapter's description of the tail, with host addresses.
     let tail = Tail {
         config: tail_config,
@@ -1416,6 +1392,48 @@ pub unsafe fn emulate_hand_over(p: &HandOverParams) {
     for t in 0..hand_over_threads(pairs, p.slots as usize, p.lanes as usize) {
         // SAFETY: the caller's.
         unsafe { hand_over_slot(p, t) };
+    }
+}
+
+/// The parameters of an emulated launch sequence of one entry (pass 0 of
+/// 1, no pairs yet) over `chunk`: profile rows `rows` (words a row), its
+/// scores in `scores` (with `queries`, the high query's `chunk.sequences()`
+/// on), its border scratch `scratch` (its slots
+/// [`scratch_slots`] of the chunk's longest), gap costs `gaps`.
+fn emulated_params(
+    chunk: &PackedChunk,
+    (rows, row_words): (&[u32], usize),
+    scores: &mut [i32],
+    queries: bool,
+    scratch: &mut [u64],
+    gaps: Gaps,
+) -> QueryGroupParams {
+    let threads = chunk.sequences();
+    QueryGroupParams {
+        profile: rows.as_ptr(),
+        residues: chunk.words.as_ptr(),
+        lengths: chunk.lengths.as_ptr(),
+        scores: scores.as_mut_ptr(),
+        high_scores: if queries {
+            // Within `scores`: the callers give two of `threads` (a
+            // batch's first entry's).
+            scores[threads..].as_mut_ptr()
+        } else {
+            std::ptr::null_mut()
+        },
+        scratch: scratch.as_mut_ptr().cast::<u32>(),
+        row_words: row_words as u32,
+        threads: threads as u32,
+        words: chunk.words_per_sequence as u32,
+        first_pair: 0,
+        end_pair: 0,
+        pass: 0,
+        passes: 1,
+        first_column: 0,
+        slots: scratch_slots(chunk.longest()) as u32,
+        gaps: group_i16x2::GapAddends::new(gaps),
+        profile_stride: 0,
+        scores_stride: 0,
     }
 }
 
