@@ -1040,6 +1040,23 @@ fn score_only_columns_print_the_full_outputs_values() {
     assert!(hits[0].get("cigar").is_none());
 }
 
+/// `search` on the CPU with the query-group kernel, `args` more, and the
+/// environment variable `name` set to `value`.
+fn query_group_search(
+    q: &Path,
+    db: &Path,
+    args: &[&str],
+    (name, value): (&str, &str),
+) -> std::process::Output {
+    let mut all = vec!["--kernel", "query-group-i16x2"];
+    all.extend(args);
+    std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args("search", q, db, &all))
+        .env(name, value)
+        .output()
+        .unwrap()
+}
+
 /// A query-group configuration pinned for a benchmark that does not exist
 /// is an error that lists the configurations, and nothing is written.
 #[test]
@@ -1047,16 +1064,12 @@ fn an_unknown_pinned_query_group_configuration_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (q, db) = search_files(dir.path());
     let out_file = dir.path().join("hits.tsv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(cpu_args(
-            "search",
-            &q,
-            &db,
-            &["--kernel", "query-group-i16x2", "-o", s(&out_file)],
-        ))
-        .env("WARPSW_QUERY_GROUP_CONFIG", "g99_r1")
-        .output()
-        .unwrap();
+    let out = query_group_search(
+        &q,
+        &db,
+        &["-o", s(&out_file)],
+        ("WARPSW_QUERY_GROUP_CONFIG", "g99_r1"),
+    );
     let err = failure_stderr(&out);
     assert!(err.contains("WARPSW_QUERY_GROUP_CONFIG=g99_r1"), "{err}");
     assert!(
@@ -1065,16 +1078,12 @@ fn an_unknown_pinned_query_group_configuration_is_an_error() {
     );
     assert!(!out_file.exists());
     // A configuration that exists runs, with the reference's scores.
-    let pinned = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(cpu_args(
-            "search",
-            &q,
-            &db,
-            &["--kernel", "query-group-i16x2", "--columns", "sseqid,score"],
-        ))
-        .env("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain")
-        .output()
-        .unwrap();
+    let pinned = query_group_search(
+        &q,
+        &db,
+        &["--columns", "sseqid,score"],
+        ("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain"),
+    );
     let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
     assert!(pinned.status.success(), "{}", stderr(&pinned));
     assert!(!pinned.stdout.is_empty());
@@ -1088,32 +1097,24 @@ fn a_hand_over_setting_other_than_on_or_off_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (q, db) = search_files(dir.path());
     let out_file = dir.path().join("hits.tsv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(cpu_args(
-            "search",
-            &q,
-            &db,
-            &["--kernel", "query-group-i16x2", "-o", s(&out_file)],
-        ))
-        .env("WARPSW_HAND_OVER", "maybe")
-        .output()
-        .unwrap();
+    let out = query_group_search(
+        &q,
+        &db,
+        &["-o", s(&out_file)],
+        ("WARPSW_HAND_OVER", "maybe"),
+    );
     let err = failure_stderr(&out);
     assert!(
         err.contains("WARPSW_HAND_OVER=maybe: expected on or off"),
         "{err}"
     );
     assert!(!out_file.exists());
-    let off = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(cpu_args(
-            "search",
-            &q,
-            &db,
-            &["--kernel", "query-group-i16x2", "--columns", "sseqid,score"],
-        ))
-        .env("WARPSW_HAND_OVER", "off")
-        .output()
-        .unwrap();
+    let off = query_group_search(
+        &q,
+        &db,
+        &["--columns", "sseqid,score"],
+        ("WARPSW_HAND_OVER", "off"),
+    );
     let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
     assert!(off.status.success(), "{}", stderr(&off));
     assert!(!off.stdout.is_empty());
