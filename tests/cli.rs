@@ -1078,16 +1078,18 @@ fn an_unknown_pinned_query_group_configuration_is_an_error() {
     );
     assert!(!out_file.exists());
     // A configuration that exists runs, with the reference's scores.
-    let pinned = query_group_search(
-        &q,
-        &db,
-        &["--columns", "sseqid,score"],
-        ("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain"),
-    );
-    let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
-    assert!(pinned.status.success(), "{}", stderr(&pinned));
-    assert!(!pinned.stdout.is_empty());
-    assert_eq!(pinned.stdout, simt.stdout);
+    query_group_scores_as_simt(&q, &db, ("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain"));
+}
+
+/// A query-group search with environment variable `setting` gives the
+/// scores `simt` gives.
+fn query_group_scores_as_simt(q: &Path, db: &Path, setting: (&str, &str)) {
+    let columns = ["--columns", "sseqid,score"];
+    let got = query_group_search(q, db, &columns, setting);
+    let simt = search_cpu(q, db, &["--kernel", "simt", "--columns", "sseqid,score"]);
+    assert!(got.status.success(), "{}", stderr(&got));
+    assert!(!got.stdout.is_empty());
+    assert_eq!(got.stdout, simt.stdout);
 }
 
 /// `WARPSW_HAND_OVER` takes `on` or `off`: anything else is an error that
@@ -1109,14 +1111,5 @@ fn a_hand_over_setting_other_than_on_or_off_is_an_error() {
         "{err}"
     );
     assert!(!out_file.exists());
-    let off = query_group_search(
-        &q,
-        &db,
-        &["--columns", "sseqid,score"],
-        ("WARPSW_HAND_OVER", "off"),
-    );
-    let simt = search_cpu(&q, &db, &["--kernel", "simt", "--columns", "sseqid,score"]);
-    assert!(off.status.success(), "{}", stderr(&off));
-    assert!(!off.stdout.is_empty());
-    assert_eq!(off.stdout, simt.stdout);
+    query_group_scores_as_simt(&q, &db, ("WARPSW_HAND_OVER", "off"));
 }
