@@ -954,8 +954,10 @@ fn launch_pass(
     // `launch_pair`'s `pairs_queries`, which asks for the lifted update,
     // as a tail's configuration has it; `first >= extend`, as every
     // `GapPenalty` has it); the profile's rows are where `p.profile`
-    // points, `p.row_words` each, with the columns from `p.first_column`
-    // on that its passes read (sizes checked by the callers); with two
+    // points, `p.row_words` each (sizes checked by the callers), with the
+    // columns from `p.first_column` on that its passes read (by
+    // construction: `profile_row_words` and `pair_row_words` keep a pass's
+    // columns past the query's end); with two
     // queries (and only then, checked by `queue_passes`) the high one's
     // scores are a chunk's (checked by `launch_pair`); the chunk's
     // buffers hold `words_per_sequence` words a sequence; with several
