@@ -510,6 +510,11 @@ impl Adapter for QueryGroup {
                     scores: ptrs.scores,
                 }
             });
+        let lens = (low.query_len(), high.query_len());
+        low.check_sizes(tail.as_ref().is_none_or(|t| {
+            let shorter_longer = (lens.0.min(lens.1), t.query_len);
+            t.half < 2 && tail_fits(CONFIGS[k], t.config, t.handoff, shorter_longer)
+        }))?;
         let passes = Passes {
             config: k,
             entries: &entries,
@@ -805,6 +810,20 @@ impl Tail {
     }
 }
 
+/// Whether one-query configuration `tail` can take over the longer of two
+/// queries (`longer` residues) from configuration `pair` after `handoff`
+/// passes, the shorter (`shorter` residues) having ended by then: the
+/// lifted update with the pair's lanes, before the longer one's last pass.
+fn tail_fits(pair: Config, tail: usize, handoff: usize, (shorter, longer): (usize, usize)) -> bool {
+    let c = CONFIGS[tail];
+    pair.halves == Halves::Queries
+        && c.halves == Halves::Sequences
+        && c.update == Update::Lifted
+        && c.lanes == pair.lanes
+        && pair.passes(shorter) <= handoff
+        && handoff < pair.passes(longer)
+}
+
 /// Groups a launch of a multi-pass sequence aligns when the scratch holds
 /// the borders of `fits` of a chunk's `groups`: with a hand-over
 /// (`tail`), an even number unless it is all of them, so that every
@@ -838,18 +857,8 @@ fn queue_passes(l: &ChunkLaunch<'_>, ptrs: &ChunkPointers<'_>, passes: &Passes<'
         Halves::Queries => threads,
     };
     l.check_sizes((high_scores != 0) == (config.halves == Halves::Queries))?;
-    l.check_sizes(tail.as_ref().is_none_or(|t| {
-        let c = CONFIGS[t.config];
-        entries.passes.len() == 1
-            && config.halves == Halves::Queries
-            && c.halves == Halves::Sequences
-            && c.update == Update::Lifted
-            && c.lanes == config.lanes
-            && t.handoff > 0
-            && t.handoff < passes
-            && t.handoff * config.width() < t.query_len
-            && t.half < 2
-    }))?;
+    // A tail (checked by `launch_pair`: `tail_fits`) follows one pair.
+    l.check_sizes(tail.is_none() || entries.passes.len() == 1)?;
     let slots = scratch_slots(l.longest());
     // With several passes every group of a launch keeps its border in the
     // scratch: a chunk runs in launches of what it holds. A hand-over's
@@ -1142,7 +1151,7 @@ fn emulate_passes(
     let passes = entries.passes();
     // Pass `pass` as a launch runs it: its index, the column the launch
     // sequence starts at, and that sequence's passes.
-    let launch_pass = |pass: usize| match resume_at {
+    let as_launched = |pass: usize| match resume_at {
         Some(first) if pass >= first => (pass - first, first * c.lanes * c.columns, passes - first),
         _ => (pass, 0, passes),
     };
@@ -1178,7 +1187,7 @@ fn emulate_passes(
             let entry_rows = &rows[e * entries.profile_stride..];
             (0..entries.passes[e])
                 .map(|pass| {
-                    let (index, first_column, _) = launch_pass(pass);
+                    let (index, first_column, _) = as_launched(pass);
                     params.pass = index as u32;
                     params.first_column = first_column as u32;
                     host_window(config, &params, entry_rows)
@@ -1186,22 +1195,12 @@ fn emulate_passes(
                 .collect()
         })
         .collect();
-    let group_rows = |p: &QueryGroupParams, q: usize| {
-        // SAFETY: the chunk's lengths, `threads` of them.
-        unsafe {
-            if queries {
-                pair_rows::<true>(p, q)
-            } else {
-                pair_rows::<false>(p, q)
-            }
-        }
-    };
     for first_pair in (0..groups).step_by(EMULATED_LAUNCH_PAIRS) {
         let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(groups);
         params.first_pair = first_pair as u32;
         params.end_pair = end_pair as u32;
         for pass in 0..passes {
-            let (index, first_column, launch_passes) = launch_pass(pass);
+            let (index, first_column, launch_passes) = as_launched(pass);
             params.pass = index as u32;
             params.first_column = first_column as u32;
             params.passes = launch_passes as u32;
@@ -1210,27 +1209,14 @@ fn emulate_passes(
                 // strides lay them out, the scratch a block of the
                 // launch's pairs for each.
                 let p = unsafe { params.entry(e) };
-                // The launch's last warp, as on the GPU: whole, with
-                // groups past its pairs.
-                let last = first_pair + (end_pair - first_pair).next_multiple_of(32 / c.lanes);
-                for pair in first_pair..last {
-                    let rows = warp_pairs(pair, first_pair, end_pair, c.lanes)
-                        .map(|q| group_rows(&p, q))
-                        .max()
-                        .unwrap_or(0);
-                    // SAFETY: the configuration runs with these gaps and
-                    // this matrix (checked by the callers); the window is
-                    // `host_window` of this entry and pass; the chunk's
-                    // buffers are its own (every sequence within its
-                    // words), the entry's scores (and the high query's)
-                    // `threads` each; the entry's scratch holds `slots`
-                    // slots for each of the launch's groups and its passes
-                    // run in order; `rows` is the longest of the group's
-                    // warp.
-                    unsafe {
-                        align_pass_emulated(config, &p, entry_windows[pass].as_ptr(), pair, rows)
-                    };
-                }
+                // SAFETY: the configuration runs with these gaps and this
+                // matrix (checked by the callers); the window is
+                // `host_window` of this entry and pass; the chunk's
+                // buffers are its own (every sequence within its words),
+                // the entry's scores (and the high query's) `threads`
+                // each; the entry's scratch holds `slots` slots for each
+                // of the launch's groups and its passes run in order.
+                unsafe { emulate_launch(config, &p, &entry_windows[pass], first_pair, end_pair) };
             }
         }
     }
@@ -1279,17 +1265,12 @@ pub fn run_emulated_pair_with_tail(
     handoff: usize,
 ) -> Result<[Vec<i32>; 2]> {
     let layouts = profiles.map(|p| Layout::new(p.first().copied().unwrap_or(0) as usize));
-    let (pc, tc) = (CONFIGS[pair_config], CONFIGS[tail_config]);
+    let pc = CONFIGS[pair_config];
     let lens = layouts.each_ref().map(|l| l.query_len);
     // The longer query's half (the high one of equals).
     let half = usize::from(lens[1] >= lens[0]);
     let (shorter, longer) = (lens[1 - half], lens[half]);
-    let usable = pc.halves == Halves::Queries
-        && tc.halves == Halves::Sequences
-        && tc.update == Update::Lifted
-        && tc.lanes == pc.lanes
-        && pc.passes(shorter) <= handoff
-        && handoff < pc.passes(longer);
+    let usable = tail_fits(pc, tail_config, handoff, (shorter, longer));
     // Where the lifted update does not fit the matrix and gaps, no pair is
     // launched (each query runs alone, `run_emulated_pair_config`).
     let range = layouts[half]
@@ -1355,7 +1336,7 @@ pub fn run_emulated_pair_with_tail(
             // SAFETY: as in `emulate_passes`: the pair's configuration runs
             // (checked above), its window of this pass, the chunk's
             // buffers, the launch's scratch.
-            unsafe { emulate_launch::<true>(pair_config, &pp, window, first, end) };
+            unsafe { emulate_launch(pair_config, &pp, window, first, end) };
         }
         // SAFETY: the chunk's lengths, the launch's scratch of `slots`
         // slots a pair, which the pair's passes wrote.
@@ -1366,7 +1347,7 @@ pub fn run_emulated_pair_with_tail(
             tp.pass = pass as u32;
             // SAFETY: the same, for the tail's one-query configuration,
             // the lifted update as the pair's (same gaps and matrix).
-            unsafe { emulate_launch::<false>(tail_config, &tp, window, tail_first, tail_end) };
+            unsafe { emulate_launch(tail_config, &tp, window, tail_first, tail_end) };
         }
     }
     let (low, high) = scores.split_at(threads);
@@ -1439,24 +1420,32 @@ fn emulated_params(
     }
 }
 
-/// One pass of an emulated launch of groups `first .. end` (whole warps,
-/// as on the GPU).
+/// One pass of an emulated launch of configuration `config` over groups
+/// `first .. end`: the launch's last warp whole, with groups past its
+/// pairs, as on the GPU; each group as many steps as the longest pair of
+/// its warp.
 ///
 /// # Safety
-/// As [`align_pass_emulated`]'s for each group.
-unsafe fn emulate_launch<const Q: bool>(
+/// As [`align_pass_emulated`]'s for each group, `window` [`host_window`]
+/// of `p`; `p.lengths` holds the chunk's lengths.
+unsafe fn emulate_launch(
     config: usize,
     p: &QueryGroupParams,
     window: &[u32],
     first: usize,
     end: usize,
 ) {
-    let lanes = CONFIGS[config].lanes;
-    let last = first + (end - first).next_multiple_of(32 / lanes);
+    let c = CONFIGS[config];
+    let last = first + (end - first).next_multiple_of(32 / c.lanes);
     for group in first..last {
-        let rows = warp_pairs(group, first, end, lanes)
+        let rows = warp_pairs(group, first, end, c.lanes)
             // SAFETY: the chunk's lengths.
-            .map(|q| unsafe { pair_rows::<Q>(p, q) })
+            .map(|q| unsafe {
+                match c.halves {
+                    Halves::Queries => pair_rows::<true>(p, q),
+                    Halves::Sequences => pair_rows::<false>(p, q),
+                }
+            })
             .max()
             .unwrap_or(0);
         // SAFETY: the caller's.
