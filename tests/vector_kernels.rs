@@ -3,6 +3,7 @@
 //! engines run it, plus small instantiations of the vector kernels (VL 4,
 //! PL 16) that cross lane and partition boundaries often.
 
+use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::vector::HostVector;
 use host::alphabet::X_CODE;
 use host::db::{ChunkLimits, PackedChunk, plan_chunks};
@@ -407,10 +408,15 @@ fn check_query_group(
     }
 }
 
-/// Configuration `config` (one of two queries in the halves; `None`: the
-/// kernel's own choice, `Kernel::run_emulated_pair`) on `queries` against
-/// every sequence of `seqs` in chunks of `threads` sequences, each
-/// query's scores against the oracle.
+/// An emulated run of two queries in the halves over a chunk: their
+/// profiles, the pair's profile, the gaps; each query's scores.
+type PairRun<'a> =
+    &'a dyn Fn(&PackedChunk, [&[u32]; 2], &[u32], Gaps) -> host::error::Result<[Vec<i32>; 2]>;
+
+/// Configuration `config` of two queries in the halves, or with `None`
+/// the kernel's own choice (`Kernel::run_emulated_pair`), on `queries`
+/// against every sequence of `seqs` in chunks of `threads` sequences,
+/// each query's scores against the oracle.
 fn check_query_pair(
     config: Option<usize>,
     queries: [&[u8]; 2],
@@ -420,6 +426,28 @@ fn check_query_pair(
 ) {
     use host::kernel::Kernel;
     use host::kernel::query_group::run_emulated_pair_config;
+    let run = |chunk: &PackedChunk, profiles: [&[u32]; 2], pair: &[u32], gaps: Gaps| match config {
+        Some(k) => run_emulated_pair_config(k, chunk, profiles, pair, gaps),
+        None => Kernel::QueryGroupI16x2.run_emulated_pair(chunk, profiles, pair, gaps),
+    };
+    let name = config.map_or("the kernel's choice", |k| {
+        gpu_kernels::query_group_i16x2::CONFIGS[k].symbol
+    });
+    check_pair_run(name, &run, queries, seqs, scoring, threads);
+}
+
+/// `run` (named `name`) on `queries` in the halves against every sequence
+/// of `seqs` in chunks of `threads` sequences, each query's scores
+/// against the oracle.
+fn check_pair_run(
+    name: &str,
+    run: PairRun<'_>,
+    queries: [&[u8]; 2],
+    seqs: &[Vec<u8>],
+    scoring: &host::scoring::Scoring,
+    threads: usize,
+) {
+    use host::kernel::Kernel;
     let db = hay::database(seqs.to_vec());
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
     let limits = ChunkLimits {
@@ -434,17 +462,10 @@ fn check_query_pair(
     let mut got = [Vec::new(), Vec::new()];
     for r in plan_chunks(&lengths, limits) {
         let chunk = PackedChunk::pack(&db, r);
-        let [low, high] = match config {
-            Some(k) => run_emulated_pair_config(k, &chunk, profiles, &pair, gaps),
-            None => kernel.run_emulated_pair(&chunk, profiles, &pair, gaps),
-        }
-        .unwrap();
+        let [low, high] = run(&chunk, profiles, &pair, gaps).unwrap();
         got[0].extend(low);
         got[1].extend(high);
     }
-    let name = config.map_or("the kernel's choice", |k| {
-        gpu_kernels::query_group_i16x2::CONFIGS[k].symbol
-    });
     for (q, query) in queries.iter().enumerate() {
         for i in 0..db.len() {
             assert_eq!(
@@ -821,8 +842,7 @@ fn query_group_resumed_query_matches_the_oracle() {
 #[test]
 fn query_group_pair_hands_its_longer_query_to_one_query() {
     use gpu_kernels::query_group_i16x2::{CONFIGS, Halves, Update};
-    use host::kernel::Kernel;
-    use host::kernel::query_group::{pair_profile_rows, run_emulated_pair_with_tail};
+    use host::kernel::query_group::run_emulated_pair_with_tail;
     let mut rng = StdRng::seed_from_u64(23);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     for (k, pc) in CONFIGS.iter().enumerate() {
@@ -846,55 +866,27 @@ fn query_group_pair_hands_its_longer_query_to_one_query() {
             })
             .collect();
         seqs.extend([vec![], vec![7]]);
-        let db = hay::database(seqs);
-        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-        let limits = ChunkLimits {
-            max_sequences: 30,
-            max_bytes: usize::MAX,
-        };
-        let profiles = [&short, &long].map(|q| Kernel::QueryGroupI16x2.profile(q, &matrix));
-        let pairs = [
-            pair_profile_rows(&short, &long, &matrix),
-            pair_profile_rows(&long, &short, &matrix),
-        ];
         // Gaps the lifted update takes (where it does not, no pair is launched).
         let (open, extend) = [(10, 1), (11, 1), (8, 2), (40, 3)][k % 4];
-        let gaps = GapPenalty::new(open, extend).unwrap();
+        let scoring = host::scoring::Scoring {
+            matrix: matrix.clone(),
+            gaps: GapPenalty::new(open, extend).unwrap(),
+        };
         let tails = CONFIGS.iter().enumerate().filter(|(_, t)| {
             t.halves == Halves::Sequences && t.update == Update::Lifted && t.lanes == pc.lanes
         });
         for (t, tc) in tails {
-            for (handoff, long_low) in [(1, false), (2, false), (1, true), (2, true)] {
-                let mut got = [Vec::new(), Vec::new()];
-                let (in_halves, pair) = match long_low {
-                    false => ([&profiles[0], &profiles[1]], &pairs[0]),
-                    true => ([&profiles[1], &profiles[0]], &pairs[1]),
+            for handoff in [1, 2] {
+                let name = format!(
+                    "{} handing over to {} at pass {handoff}",
+                    pc.symbol, tc.symbol
+                );
+                let run = |chunk: &PackedChunk, profiles: [&[u32]; 2], pair: &[u32], gaps| {
+                    run_emulated_pair_with_tail((k, t), chunk, profiles, pair, gaps, handoff)
                 };
-                for r in plan_chunks(&lengths, limits) {
-                    let [a, b] = run_emulated_pair_with_tail(
-                        (k, t),
-                        &PackedChunk::pack(&db, r),
-                        in_halves.map(|p| p.as_slice()),
-                        pair,
-                        gaps.kernel_gaps(),
-                        handoff,
-                    )
-                    .unwrap();
-                    got[usize::from(long_low)].extend(a);
-                    got[usize::from(!long_low)].extend(b);
-                }
-                for (q, query) in [&short, &long].into_iter().enumerate() {
-                    for i in 0..db.len() {
-                        assert_eq!(
-                            got[q][i],
-                            local_score(query, db.sequence(i), &matrix, gaps),
-                            "{} handing over to {} at pass {handoff}, query {q}, the long \
-                             one low: {long_low}, target length {}",
-                            pc.symbol,
-                            tc.symbol,
-                            db.length(i)
-                        );
-                    }
+                // The longer query high, then low.
+                for queries in [[&short[..], &long[..]], [&long[..], &short[..]]] {
+                    check_pair_run(&name, &run, queries, &seqs, &scoring, 30);
                 }
             }
         }
