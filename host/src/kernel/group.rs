@@ -12,8 +12,8 @@
 //! (for the rescue and the fallbacks), the pair table and the query's codes.
 
 use gpu_kernels::group_i16x2::{
-    CONFIGS, Config, GapAddends, GroupParams, PAIR_CODES, SHARED_BYTES, SINGLE_PASS_COLUMNS,
-    TABLE_WORDS, align_pair_emulated, config_for, query_words, scratch_words, shared_table,
+    CONFIGS, Config, GapAddends, GroupParams, SHARED_BYTES, SINGLE_PASS_COLUMNS, TABLE_WORDS,
+    align_pair_emulated, config_for, query_words, scratch_words, shared_table,
 };
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
 use gpu_kernels::recurrence::Gaps;
@@ -68,6 +68,23 @@ pub(super) fn profile_words(query_len: usize) -> usize {
     HEADER_WORDS + sequential_words(query_len) + TABLE_WORDS + query_words(query_len)
 }
 
+/// [`Group::profile`] in a vector with room for `more` words after it
+/// (another kernel's part: `super::query_group`'s profile starts with this
+/// one).
+pub(super) fn group_profile(query: &[u8], matrix: &ScoreMatrix, more: usize) -> Vec<u32> {
+    let mut profile = Vec::with_capacity(profile_words(query.len()) + more);
+    profile.extend([query.len() as u32, 0, 0, 0]);
+    profile.extend(sequential_profile(query, matrix));
+    profile.extend(pair_table(matrix));
+    // The query's codes, padded with the pad code to `query_words`.
+    profile.extend((0..query_words(query.len())).map(|w| {
+        u32::from_le_bytes(std::array::from_fn(|k| {
+            query.get(4 * w + k).copied().unwrap_or(PAD_CODE)
+        }))
+    }));
+    profile
+}
+
 /// Splits a profile made by [`Group::profile`].
 fn parts(profile: &[u32]) -> Result<Parts<'_>> {
     let bad = || Error::Internal("a group profile of the wrong size".into());
@@ -95,11 +112,13 @@ pub fn pair_table(matrix: &ScoreMatrix) -> Vec<u32> {
             matrix.score(a as u8, b as u8) as i16
         }
     };
+    // Built row by row from each letter's scores (every query's profile
+    // holds the table: its 15,625 words are a search's per-query host work).
     let mut table = Vec::with_capacity(TABLE_WORDS);
     for a in 0..NUM_CODES {
-        for code in 0..PAIR_CODES {
-            let (low, high) = (code / NUM_CODES, code % NUM_CODES);
-            table.push(u32::from(score(a, low) as u16) | (u32::from(score(a, high) as u16) << 16));
+        let row: [u32; NUM_CODES] = std::array::from_fn(|b| u32::from(score(a, b) as u16));
+        for low in row {
+            table.extend(row.iter().map(|&high| low | high << 16));
         }
     }
     table
@@ -136,16 +155,7 @@ fn multi_pass_pairs(sm_count: usize) -> usize {
 
 impl Adapter for Group {
     fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
-        let mut profile = vec![query.len() as u32, 0, 0, 0];
-        profile.extend(sequential_profile(query, matrix));
-        profile.extend(pair_table(matrix));
-        // The query's codes, padded with the pad code to `query_words`.
-        profile.extend((0..query_words(query.len())).map(|w| {
-            u32::from_le_bytes(std::array::from_fn(|k| {
-                query.get(4 * w + k).copied().unwrap_or(PAD_CODE)
-            }))
-        }));
-        profile
+        group_profile(query, matrix, 0)
     }
 
     fn run_emulated(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {

@@ -314,12 +314,17 @@ fn pair_rows_of(low: &[u8], high: &[u8], matrix: &ScoreMatrix, row_words: usize)
 /// residue code `c`; the pad score past the query and for the pad code.
 pub fn query_profile_rows(query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
     let row_words = profile_row_words(query.len());
-    let score = |c: usize, j: usize| -> u8 { profile_score(query, matrix, c, j) as u8 };
     let mut rows = Vec::with_capacity(NUM_CODES * row_words);
+    // A row's bytes first, then its words (a byte at a time through
+    // `profile_score` took 27 µs of a 144-residue query's search).
+    let mut row = vec![PAD_SCORE as u8; 4 * row_words];
     for c in 0..NUM_CODES {
+        for (j, byte) in row.iter_mut().enumerate().take(query.len()) {
+            *byte = profile_score(query, matrix, c, j) as u8;
+        }
         rows.extend(
-            (0..row_words)
-                .map(|w| u32::from_le_bytes(std::array::from_fn(|k| score(c, 4 * w + k)))),
+            row.chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
         );
     }
     rows
@@ -327,8 +332,8 @@ pub fn query_profile_rows(query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
 
 impl Adapter for QueryGroup {
     fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
-        let mut profile = Group.profile(query, matrix);
         let layout = Layout::new(query.len());
+        let mut profile = group::group_profile(query, matrix, layout.words() - layout.group_words);
         profile.extend([
             query.len() as u32,
             matrix.max_score() as u32,

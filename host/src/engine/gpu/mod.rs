@@ -12,6 +12,7 @@ pub mod budget;
 pub mod device;
 pub mod launch;
 pub mod resident;
+pub mod timeline;
 
 pub use budget::{Budget, MemoryCap};
 pub use device::{DeviceInfo, PTX, PTX_SM90, device, devices, ptx_for, selected_devices};

@@ -38,6 +38,7 @@ pub mod batch;
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
 use super::launch::{ChunkLaunch, DeviceChunk, Functions, SIMT_BLOCK, Scratch, VECTOR_BLOCK};
+use super::timeline::{Timeline, timeline_on};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -188,6 +189,10 @@ pub struct GpuEngine {
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
     pack_seconds: f64,
+    /// Whether each query's timeline is printed ([`super::timeline`]).
+    timeline_on: bool,
+    /// The loaded query's timeline, until its scores are read.
+    timeline: Option<Timeline>,
 }
 
 /// How a [`GpuEngine`] is opened: the device, scoring and plan, then what
@@ -432,6 +437,8 @@ impl GpuEngineBuilder {
             batch: batch::BatchBuffers::default(),
             upload_seconds,
             pack_seconds,
+            timeline_on: timeline_on()?,
+            timeline: None,
         };
         engine.size_query_batch();
         Ok(engine)
@@ -753,9 +760,18 @@ impl GpuEngine {
     /// [`GpuEngine::launch_all`] for `query` and, if given, a partner
     /// scored beside it ([`GpuEngine::load_queries`]).
     fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
+        let mut timeline = None;
+        if self.timeline_on {
+            let mut started = Timeline::default();
+            started.mark("start", &self.stream)?;
+            timeline = Some(started);
+        }
         self.load_queries(query, partner)?;
         if self.query.is_empty() {
             return Ok(());
+        }
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("profiles", &self.stream)?;
         }
         let ordering = self.info.error("ordering the streams");
         let no_timing = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
@@ -771,17 +787,33 @@ impl GpuEngine {
         self.pending = (0..self.chunks.len()).map(|_| None).collect();
         let mut turn = 0;
         for k in 0..self.chunks.len() {
-            match self.overlap_scratch[k].clone() {
+            let (stream, region) = match self.overlap_scratch[k].clone() {
                 Some(region) => {
-                    let worker = self.workers[turn % self.workers.len()].clone();
                     turn += 1;
-                    let launched = self.launch_chunk_on(k, &worker, Some(region));
-                    self.pending[k] = Some(worker.record_event(no_timing).map_err(&ordering)?);
-                    launched?;
+                    (
+                        self.workers[(turn - 1) % self.workers.len()].clone(),
+                        Some(region),
+                    )
                 }
-                None => self.launch_chunk_on(k, &self.stream, None)?,
+                None => (self.stream.clone(), None),
+            };
+            let started = match &timeline {
+                Some(timeline) => Some(timeline.chunk_start(&stream)?),
+                None => None,
+            };
+            let launched = self.launch_chunk_on(k, &stream, region.clone());
+            if region.is_some() {
+                self.pending[k] = Some(stream.record_event(no_timing).map_err(&ordering)?);
+            }
+            launched?;
+            if let (Some(timeline), Some(started)) = (&mut timeline, started) {
+                timeline.chunk_end(started, &stream)?;
             }
         }
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("queued", &self.stream)?;
+        }
+        self.timeline = timeline;
         Ok(())
     }
 
@@ -978,12 +1010,22 @@ impl GpuEngine {
             return Ok(vec![0; self.positions.len()]);
         }
         self.join_all()?;
+        let mut timeline = self.timeline.take();
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("joined", &self.stream)?;
+        }
         let (_, _, scores) = self.loaded_query(which)?;
         // The buffer is in chunk order: each chunk follows the one before
         // (GpuEngineBuilder::chunks refuses any other).
-        self.stream
+        let read = self
+            .stream
             .clone_dtoh(&scores.slice(0..self.positions.len()))
-            .map_err(self.info.error("reading the scores back"))
+            .map_err(self.info.error("reading the scores back"))?;
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("read-back", &self.stream)?;
+            eprintln!("warpsw: {}: {}", self.info.label(), timeline.report()?);
+        }
+        Ok(read)
     }
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
