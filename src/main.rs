@@ -54,6 +54,8 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--threads {threads}: {e}"))?;
     }
     output_file::install_signal_handlers();
+    // A diagnostic setting is checked before any work, on every device.
+    host::engine::gpu::timeline::timeline_on()?;
     #[cfg(feature = "mpi")]
     if cluster::launched_rank().is_some() {
         // Started by an MPI launcher (mpirun, srun): the search is split

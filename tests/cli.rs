@@ -1057,6 +1057,26 @@ fn query_group_search(
         .unwrap()
 }
 
+/// A timeline setting other than on or off is an error before any work,
+/// whatever the device, and nothing is written.
+#[test]
+fn a_timeline_setting_other_than_on_or_off_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, db) = search_files(dir.path());
+    let out_file = dir.path().join("hits.tsv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
+        .args(cpu_args("search", &q, &db, &["-o", s(&out_file)]))
+        .env("WARPSW_TIMELINE", "yes")
+        .output()
+        .unwrap();
+    let err = failure_stderr(&out);
+    assert!(
+        err.contains("WARPSW_TIMELINE=yes: expected on or off"),
+        "{err}"
+    );
+    assert!(!out_file.exists());
+}
+
 /// A query-group configuration pinned for a benchmark that does not exist
 /// is an error that lists the configurations, and nothing is written.
 #[test]

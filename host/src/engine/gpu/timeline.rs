@@ -86,38 +86,120 @@ impl Timeline {
         Ok(())
     }
 
-    /// The line for this query, once the last mark's event is done: each
-    /// stage's host and GPU milliseconds, then the chunks' span from the
-    /// first mark and the sum of their launches.
-    pub fn report(&self) -> Result<String> {
+    /// This query's numbers, once the last mark's event is done.
+    pub fn report(&self) -> Result<Report> {
         let failed = |e| Error::Internal(format!("reading the timeline: {e}"));
+        let mut report = Report::default();
         let Some(last) = self.marks.last() else {
-            return Ok(String::from("timeline: no marks"));
+            return Ok(report);
         };
         last.gpu.synchronize().map_err(failed)?;
-        let mut line = String::from("timeline (ms, host/GPU):");
         for pair in self.marks.windows(2) {
-            let host = pair[1].host.duration_since(pair[0].host).as_secs_f64() * 1e3;
-            let gpu = pair[0].gpu.elapsed_ms(&pair[1].gpu).map_err(failed)?;
-            line.push_str(&format!(" {} {host:.3}/{gpu:.3}", pair[1].stage));
+            report.stages.push(Stage {
+                name: pair[1].stage,
+                host_ms: pair[1].host.duration_since(pair[0].host).as_secs_f64() * 1e3,
+                gpu_ms: f64::from(pair[0].gpu.elapsed_ms(&pair[1].gpu).map_err(failed)?),
+            });
         }
-        if !self.chunks.is_empty() {
-            let origin = &self.marks[0].gpu;
-            let (mut first, mut last_end, mut sum, mut longest) =
-                (f32::INFINITY, f32::NEG_INFINITY, 0f32, 0f32);
-            for (start, end) in &self.chunks {
-                let s = origin.elapsed_ms(start).map_err(failed)?;
-                let e = origin.elapsed_ms(end).map_err(failed)?;
-                first = first.min(s);
-                last_end = last_end.max(e);
-                sum += e - s;
-                longest = longest.max(e - s);
-            }
-            line.push_str(&format!(
-                "; {} chunks from {first:.3} to {last_end:.3}, launches' sum {sum:.3}, longest {longest:.3}",
-                self.chunks.len()
+        let origin = &self.marks[0].gpu;
+        for (start, end) in &self.chunks {
+            report.chunks.push((
+                f64::from(origin.elapsed_ms(start).map_err(failed)?),
+                f64::from(origin.elapsed_ms(end).map_err(failed)?),
             ));
         }
-        Ok(line)
+        Ok(report)
+    }
+}
+
+/// One stage of a [`Report`]: the host's and the GPU's time since the
+/// stage before.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// The point the stage ends at.
+    pub name: &'static str,
+    /// Milliseconds on the host.
+    pub host_ms: f64,
+    /// Milliseconds between the stream's events.
+    pub gpu_ms: f64,
+}
+
+/// A query's timeline in milliseconds: its stages in order, and each
+/// chunk launch's start and end after the first mark.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// The stages, in order.
+    pub stages: Vec<Stage>,
+    /// Each chunk launch's start and end.
+    pub chunks: Vec<(f64, f64)>,
+}
+
+impl std::fmt::Display for Report {
+    /// One line: each stage's host/GPU milliseconds, then the chunks'
+    /// span, the sum of their launches and the longest.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "timeline (ms, host/GPU):")?;
+        for stage in &self.stages {
+            write!(
+                f,
+                " {} {:.3}/{:.3}",
+                stage.name, stage.host_ms, stage.gpu_ms
+            )?;
+        }
+        if self.chunks.is_empty() {
+            return Ok(());
+        }
+        let first = self
+            .chunks
+            .iter()
+            .map(|c| c.0)
+            .fold(f64::INFINITY, f64::min);
+        let last = self
+            .chunks
+            .iter()
+            .map(|c| c.1)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = self.chunks.iter().map(|c| c.1 - c.0).sum();
+        let longest = self.chunks.iter().map(|c| c.1 - c.0).fold(0.0, f64::max);
+        write!(
+            f,
+            "; {} chunks from {first:.3} to {last:.3}, launches' sum {sum:.3}, longest {longest:.3}",
+            self.chunks.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_is_one_line_of_stages_then_the_chunks() {
+        let stage = |name, host_ms, gpu_ms| Stage {
+            name,
+            host_ms,
+            gpu_ms,
+        };
+        let report = Report {
+            stages: vec![
+                stage("profiles", 0.09, 0.0904),
+                stage("joined", 0.37, 6.0224),
+            ],
+            chunks: vec![(0.105, 3.0), (0.2, 6.435), (1.0, 2.0)],
+        };
+        assert_eq!(
+            report.to_string(),
+            "timeline (ms, host/GPU): profiles 0.090/0.090 joined 0.370/6.022; \
+             3 chunks from 0.105 to 6.435, launches' sum 10.130, longest 6.235"
+        );
+        let no_chunks = Report {
+            chunks: Vec::new(),
+            ..report
+        };
+        assert_eq!(
+            no_chunks.to_string(),
+            "timeline (ms, host/GPU): profiles 0.090/0.090 joined 0.370/6.022"
+        );
+        assert_eq!(Report::default().to_string(), "timeline (ms, host/GPU):");
     }
 }
