@@ -316,8 +316,9 @@ pub struct BenchArgs {
     pub inputs: SearchInputs,
     #[command(flatten)]
     pub scoring: ScoringArgs,
-    /// Kernels to time, comma separated (`auto` included).
-    #[arg(long, default_value = "simt", value_delimiter = ',')]
+    /// Kernels to time, comma separated; `auto` (the default) is what
+    /// `search` runs.
+    #[arg(long, default_value = "auto", value_delimiter = ',')]
     pub kernels: Vec<String>,
     #[command(flatten)]
     pub auto: AutoArgs,
