@@ -31,5 +31,6 @@ pub mod reference;
 pub mod schedule;
 pub mod scoring;
 pub mod stats;
+pub mod switch;
 
 pub use error::{Error, Result};

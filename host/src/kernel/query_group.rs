@@ -101,14 +101,7 @@ pub const HAND_OVER_VARIABLE: &str = "WARPSW_HAND_OVER";
 /// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on, read once:
 /// `Err` for a value that is neither `on` nor `off`.
 static HANDS_OVER: LazyLock<std::result::Result<bool, String>> =
-    LazyLock::new(|| match std::env::var(HAND_OVER_VARIABLE) {
-        Err(_) => Ok(true),
-        Ok(value) => match value.as_str() {
-            "" | "on" => Ok(true),
-            "off" => Ok(false),
-            _ => Err(format!("{HAND_OVER_VARIABLE}={value}: expected on or off")),
-        },
-    });
+    LazyLock::new(|| crate::switch::on_or_off(HAND_OVER_VARIABLE, true));
 
 /// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on; an error if it
 /// is neither on nor off.

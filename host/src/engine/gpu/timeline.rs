@@ -22,14 +22,7 @@ use crate::error::{Error, Result};
 pub const TIMELINE_VARIABLE: &str = "WARPSW_TIMELINE";
 
 static TIMELINE_ON: LazyLock<std::result::Result<bool, String>> =
-    LazyLock::new(|| match std::env::var(TIMELINE_VARIABLE) {
-        Err(_) => Ok(false),
-        Ok(value) => match value.as_str() {
-            "" | "off" => Ok(false),
-            "on" => Ok(true),
-            _ => Err(format!("{TIMELINE_VARIABLE}={value}: expected on or off")),
-        },
-    });
+    LazyLock::new(|| crate::switch::on_or_off(TIMELINE_VARIABLE, false));
 
 /// Whether [`TIMELINE_VARIABLE`] asks for a timeline; an error if it is
 /// neither on nor off.
