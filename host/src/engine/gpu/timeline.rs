@@ -6,8 +6,12 @@
 //! between the same points, from timed events on the engine's stream, plus
 //! the span and sum of the chunks' own launches on their streams.
 //!
-//! Timed events cost a little (each is a command on its stream), so the
-//! timeline is off unless asked for.
+//! It covers a query (or a pair of queries) scored by one GPU holding the
+//! database, the path `bench` and most searches take; batches of many
+//! queries against a small database, and a database shared by several
+//! GPUs, print none. Timed events cost a little (each is a command on its
+//! stream), so the timeline is off unless asked for; a timeline that
+//! cannot be recorded or read is a warning, never a failed search.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Instant;
@@ -38,49 +42,73 @@ struct Mark {
     gpu: CudaEvent,
 }
 
-/// One query's marks and its chunks' launch events.
+/// One query's marks and its chunks' launch events. Best effort: an event
+/// that cannot be recorded ends the timeline (its report says why), never
+/// the search.
 #[derive(Default)]
 pub struct Timeline {
     marks: Vec<Mark>,
     /// Each chunk's launch: a timed event before it and one after it on
     /// the stream it ran on.
     chunks: Vec<(CudaEvent, CudaEvent)>,
+    /// Why the timeline stopped recording, if it did.
+    failed: Option<String>,
 }
 
 /// An event with timing on `stream` (cudarc's default event has none).
-fn timed(stream: &Arc<CudaStream>) -> Result<CudaEvent> {
+fn timed(stream: &Arc<CudaStream>) -> std::result::Result<CudaEvent, String> {
     stream
         .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-        .map_err(|e| Error::Internal(format!("recording a timeline event: {e}")))
+        .map_err(|e| format!("recording a timeline event: {e}"))
 }
 
 impl Timeline {
+    /// A timeline whose first mark, `start`, is on `stream` (the engine's).
+    pub fn start(stream: &Arc<CudaStream>) -> Timeline {
+        let mut timeline = Timeline::default();
+        timeline.mark("start", stream);
+        timeline
+    }
+
+    /// An event on `stream`, unless the timeline has stopped (or stops now).
+    fn record(&mut self, stream: &Arc<CudaStream>) -> Option<CudaEvent> {
+        if self.failed.is_some() {
+            return None;
+        }
+        timed(stream).map_err(|why| self.failed = Some(why)).ok()
+    }
+
     /// Marks `stage` on the host and on `stream` (the engine's).
-    pub fn mark(&mut self, stage: &'static str, stream: &Arc<CudaStream>) -> Result<()> {
-        let gpu = timed(stream)?;
-        self.marks.push(Mark {
-            stage,
-            host: Instant::now(),
-            gpu,
-        });
-        Ok(())
+    pub fn mark(&mut self, stage: &'static str, stream: &Arc<CudaStream>) {
+        if let Some(gpu) = self.record(stream) {
+            self.marks.push(Mark {
+                stage,
+                host: Instant::now(),
+                gpu,
+            });
+        }
     }
 
     /// An event on `stream` before a chunk's launch; [`Timeline::chunk_end`]
     /// records its end.
-    pub fn chunk_start(&self, stream: &Arc<CudaStream>) -> Result<CudaEvent> {
-        timed(stream)
+    pub fn chunk_start(&mut self, stream: &Arc<CudaStream>) -> Option<CudaEvent> {
+        self.record(stream)
     }
 
     /// The end of the chunk launch that `start` began, on `stream`.
-    pub fn chunk_end(&mut self, start: CudaEvent, stream: &Arc<CudaStream>) -> Result<()> {
-        let end = timed(stream)?;
-        self.chunks.push((start, end));
-        Ok(())
+    pub fn chunk_end(&mut self, start: Option<CudaEvent>, stream: &Arc<CudaStream>) {
+        if let Some(start) = start
+            && let Some(end) = self.record(stream)
+        {
+            self.chunks.push((start, end));
+        }
     }
 
     /// This query's numbers, once the last mark's event is done.
     pub fn report(&self) -> Result<Report> {
+        if let Some(why) = &self.failed {
+            return Err(Error::Internal(why.clone()));
+        }
         let failed = |e| Error::Internal(format!("reading the timeline: {e}"));
         let mut report = Report::default();
         let Some(last) = self.marks.last() else {
