@@ -1063,18 +1063,22 @@ fn query_group_search(
 fn a_timeline_setting_other_than_on_or_off_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (q, db) = search_files(dir.path());
-    let out_file = dir.path().join("hits.tsv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpsw"))
-        .args(cpu_args("search", &q, &db, &["-o", s(&out_file)]))
-        .env("WARPSW_TIMELINE", "yes")
-        .output()
-        .unwrap();
-    let err = failure_stderr(&out);
+    let err = failing_query_group_search(dir.path(), &q, &db, ("WARPSW_TIMELINE", "yes"));
     assert!(
         err.contains("WARPSW_TIMELINE=yes: expected on or off"),
         "{err}"
     );
-    assert!(!out_file.exists());
+}
+
+/// A [`query_group_search`] with environment variable `setting` writing
+/// to a file in `dir`, which must fail (exit 2) and write nothing: its
+/// standard error.
+fn failing_query_group_search(dir: &Path, q: &Path, db: &Path, setting: (&str, &str)) -> String {
+    let out_file = dir.join("hits.tsv");
+    let out = query_group_search(q, db, &["-o", s(&out_file)], setting);
+    let err = failure_stderr(&out);
+    assert!(!out_file.exists(), "{err}");
+    err
 }
 
 /// A query-group configuration pinned for a benchmark that does not exist
@@ -1083,20 +1087,13 @@ fn a_timeline_setting_other_than_on_or_off_is_an_error() {
 fn an_unknown_pinned_query_group_configuration_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (q, db) = search_files(dir.path());
-    let out_file = dir.path().join("hits.tsv");
-    let out = query_group_search(
-        &q,
-        &db,
-        &["-o", s(&out_file)],
-        ("WARPSW_QUERY_GROUP_CONFIG", "g99_r1"),
-    );
-    let err = failure_stderr(&out);
+    let err =
+        failing_query_group_search(dir.path(), &q, &db, ("WARPSW_QUERY_GROUP_CONFIG", "g99_r1"));
     assert!(err.contains("WARPSW_QUERY_GROUP_CONFIG=g99_r1"), "{err}");
     assert!(
         err.contains("g8_r32") && err.contains("g8_r24_plain"),
         "{err}"
     );
-    assert!(!out_file.exists());
     // A configuration that exists runs, with the reference's scores.
     query_group_scores_as_simt(&q, &db, ("WARPSW_QUERY_GROUP_CONFIG", "g8_r24_plain"));
 }
@@ -1118,18 +1115,10 @@ fn query_group_scores_as_simt(q: &Path, db: &Path, setting: (&str, &str)) {
 fn a_hand_over_setting_other_than_on_or_off_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (q, db) = search_files(dir.path());
-    let out_file = dir.path().join("hits.tsv");
-    let out = query_group_search(
-        &q,
-        &db,
-        &["-o", s(&out_file)],
-        ("WARPSW_HAND_OVER", "maybe"),
-    );
-    let err = failure_stderr(&out);
+    let err = failing_query_group_search(dir.path(), &q, &db, ("WARPSW_HAND_OVER", "maybe"));
     assert!(
         err.contains("WARPSW_HAND_OVER=maybe: expected on or off"),
         "{err}"
     );
-    assert!(!out_file.exists());
     query_group_scores_as_simt(&q, &db, ("WARPSW_HAND_OVER", "off"));
 }
