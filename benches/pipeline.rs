@@ -96,9 +96,7 @@ fn stages(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("fit_and_top_10_of_570000", |b| {
         b.iter(|| {
-            let q = statistics
-                .for_query(300, black_box(&scores), &lengths)
-                .unwrap();
+            let q = statistics.for_query(&[0; 300], black_box(&scores), &lengths);
             q.top_hits(&scores, &lengths, 10, 10f64.ln())
         })
     });

@@ -89,9 +89,9 @@ def read_json(text):
     hits = {}
     for query in json.loads(text):
         for h in query["hits"]:
-            key = (query["query_id"], h["target_id"])
+            key = (query["qseqid"], h["sseqid"])
             if key not in hits:
-                hits[key] = (h["evalue"], h["bits"], None, None, h.get("score"))
+                hits[key] = (h["evalue"], h["bitscore"], None, None, h.get("score"))
     return hits
 
 

@@ -120,27 +120,33 @@ impl ScoringArgs {
 /// The two stages of `--kernel auto`: shared by `search` and `bench`.
 #[derive(Args, Debug, Clone)]
 pub struct AutoArgs {
-    /// With `auto`: the longest database sequence (residues) that `simt`
-    /// aligns; longer ones go to --auto-long.
+    /// With `auto` where the group kernels do not run (GPUs before Hopper,
+    /// gaps beyond 16 bits, or fewer than --auto-group-min-sequences
+    /// sequences): the longest database sequence (residues) that `simt`
+    /// (`simt-i16x2` from Hopper on) aligns; longer ones go to --auto-long.
     #[arg(long, default_value_t = plan::DEFAULT_AUTO_THRESHOLD)]
     pub auto_threshold: usize,
-    /// With `auto`: the warp kernel for sequences above --auto-threshold.
+    /// With `auto` where the group kernels do not run: the warp kernel for
+    /// sequences above --auto-threshold.
     #[arg(long, default_value_t = plan::DEFAULT_AUTO_LONG.name().to_string())]
     pub auto_long: String,
-    /// With `auto` on GPUs: a database with fewer sequences up to
-    /// --auto-threshold than this is aligned by --auto-long alone (too few
-    /// threads to fill a GPU); 0 never skips the first stage.
+    /// With `auto` where the group kernels do not run: a database with
+    /// fewer sequences up to --auto-threshold than this is aligned by
+    /// --auto-long alone (too few threads to fill a GPU); 0 never skips the
+    /// first stage.
     #[arg(long, default_value_t = plan::AUTO_MIN_FIRST_STAGE_SEQUENCES)]
     pub auto_min_sequences: usize,
     /// With `auto` on GPUs with DPX (Hopper on) and gaps that fit 16 bits: a
     /// database of at least this many sequences is aligned by the group
     /// kernels alone, every length (`group-i16x2`, and `query-group-i16x2`
-    /// for the short ones: --auto-query-group).
+    /// for the short ones: --auto-query-group). A search of more than two
+    /// queries against fewer than 50,000 sequences on one GPU runs
+    /// `query-group-i16x2` throughout instead, in batches of queries.
     #[arg(long, default_value_t = plan::AUTO_GROUP_MIN_SEQUENCES)]
     pub auto_group_min_sequences: usize,
     /// With `auto` where `group-i16x2` aligns every length: chunks whose
     /// longest sequence has at most this many residues run
-    /// `query-group-i16x2` instead; 0 none.
+    /// `query-group-i16x2` instead; 0 none (and no batches of queries).
     #[arg(long, default_value_t = plan::AUTO_QUERY_GROUP_MAX, value_name = "RESIDUES")]
     pub auto_query_group: usize,
     /// With --auto-query-group: a database with fewer sequences up to that
@@ -243,21 +249,28 @@ pub struct SearchArgs {
     #[command(flatten)]
     pub scoring: ScoringArgs,
     /// Hits reported per query, at most (at least 1), best E-value first
-    /// (ties: higher score, then database order).
+    /// (ties: higher score, then database order); with --stats none the
+    /// best scores (ties: database order).
     #[arg(long, visible_alias = "top", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_target_seqs: u64,
-    /// Report only hits with an E-value up to this (a number, 0 or more).
-    #[arg(long, default_value_t = 10.0, value_parser = parse_evalue, allow_negative_numbers = true)]
-    pub evalue: f64,
+    /// Report only hits with an E-value up to this (a number, 0 or more;
+    /// default 10). Not with --stats none, which computes no E-values.
+    #[arg(long, value_parser = parse_evalue, allow_negative_numbers = true)]
+    pub evalue: Option<f64>,
     /// How E-values and bit scores are computed: fitted to this search's
-    /// own scores (Pearson 1998, as SSEARCH does), fixed (Karlin-Altschul
+    /// own scores (Pearson 1998, as SSEARCH does; a query whose scores
+    /// cannot be fitted falls back to the published parameters, else to a
+    /// fit of its scores against random sequences, else to the matrix's
+    /// ungapped parameters, and stderr names it), fixed (Karlin-Altschul
     /// with the published lambda and K of the matrix and gap costs,
     /// Altschul & Gish 1996, and the finite-size correction of Park et al.
     /// 2012 as blastp applies it), or fixed-fasta (Karlin-Altschul with
     /// FASTA's table of Altschul-Gish lambda, K, H, each pair's lengths
     /// shortened by ln(K m n)/H, E over the database's sequences, as
     /// `ssearch36 -z 3`; BLOSUM50 and BLOSUM62 at the gap costs of FASTA's
-    /// table).
+    /// table), or none (no E-values or bit scores: the --max-target-seqs
+    /// best raw scores, ties in database order, the fastest search; the
+    /// evalue and bitscore columns and --format blast6 are refused).
     #[arg(long, value_enum, default_value_t = Method::Fitted)]
     pub stats: Method,
     /// Columns of the tsv, blast6 or json output, by BLAST's names, comma
@@ -266,8 +279,11 @@ pub struct SearchArgs {
     /// positive gapopen gaps ppos qcovhsp cigar, or std (BLAST's 12).
     #[arg(long, value_name = "LIST", value_parser = parse_column_list)]
     pub columns: Option<ColumnList>,
-    /// Kernel variant (see `warpsw kernels`), or `auto`: sequences longer
-    /// than --auto-threshold to --auto-long, the rest to `simt`.
+    /// Kernel variant (see `warpsw kernels`), or `auto`: the plan `warpsw
+    /// kernels` describes (on GPUs from Hopper on with gaps that fit 16
+    /// bits, `query-group-i16x2` and `group-i16x2`; on other GPUs `simt` or
+    /// `simt-i16x2` up to --auto-threshold residues, --auto-long above; on
+    /// the CPU `simt`).
     #[arg(long, default_value = "auto")]
     pub kernel: String,
     #[command(flatten)]

@@ -167,7 +167,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             gap_extend: 1,
         },
         max_target_seqs: 10,
-        evalue: 10.0,
+        evalue: None,
         stats: host::stats::Method::Fitted,
         columns: None,
         kernel: "auto".into(),

@@ -27,9 +27,12 @@ use host::engine::gpu::MemoryCap;
 use host::engine::{self, Placement, SearchOptions};
 use host::fasta::{Record, duplicate_id, read_fasta};
 use host::kernel::KernelChoice;
+use host::merge::top_hits_at;
 use host::output::{Format, HitsWriter, QueryHits, ReportedHit};
 use host::scoring::Scoring;
-use host::stats::{DatabaseSize, Method, SequenceLengths, Statistics, check_method};
+use host::stats::{
+    DatabaseSize, Method, QueryStatistics, SequenceLengths, Statistics, check_method,
+};
 use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, PlacementArgs, SearchArgs, parse_kernel};
@@ -217,6 +220,55 @@ pub struct Prepared {
     pub quiet: bool,
 }
 
+/// `--evalue`'s default.
+pub const DEFAULT_EVALUE: f64 = 10.0;
+
+/// The columns of a search without statistics (`--stats none`): those
+/// asked for, or the format's own less `evalue` and `bitscore`.
+///
+/// # Errors
+/// A column of E-values or bit scores asked for, `--format blast6` without
+/// `--columns` (BLAST's 12 columns end with both), or `--evalue`: none of
+/// them means anything without statistics.
+fn columns_without_statistics(
+    columns: Option<Vec<host::output::Column>>,
+    format: Format,
+    evalue: Option<f64>,
+) -> anyhow::Result<Option<Vec<host::output::Column>>> {
+    use host::output::{Column, TSV_COLUMNS};
+    let statistical = |c: &Column| matches!(c, Column::Evalue | Column::Bits);
+    if evalue.is_some() {
+        bail!("--evalue cuts hits by E-value, and --stats none computes none: drop one of them");
+    }
+    match columns {
+        Some(columns) => {
+            if let Some(c) = columns.iter().find(|c| statistical(c)) {
+                bail!(
+                    "--stats none computes no E-values or bit scores, and --columns asks for {}: \
+                     drop it, or choose other statistics",
+                    c.blast_name()
+                );
+            }
+            Ok(Some(columns))
+        }
+        None if format == Format::Blast6 => bail!(
+            "--format blast6 prints BLAST's 12 columns, E-value and bit score among them, and \
+             --stats none computes neither: pick the columns (--columns qseqid,sseqid,score), \
+             or use --format tsv"
+        ),
+        None => Ok(match format {
+            Format::Tsv | Format::Json => Some(
+                TSV_COLUMNS
+                    .iter()
+                    .copied()
+                    .filter(|c| !statistical(c))
+                    .collect(),
+            ),
+            _ => None,
+        }),
+    }
+}
+
 /// The scoring and where and how the engines run: what every process of a
 /// search needs, MPI ranks included.
 pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, SearchOptions)> {
@@ -236,6 +288,10 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
     if columns.is_some() && args.format == Format::Pairwise {
         bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");
     }
+    let columns = match args.stats {
+        Method::RawScores => columns_without_statistics(columns, args.format, args.evalue)?,
+        _ => columns,
+    };
     let (query_path, db_path) = (&args.inputs.query, &args.inputs.db);
     check_standard_input(&[query_path, db_path])?;
     let target = args
@@ -257,7 +313,7 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         format: args.format,
         columns,
         top: usize::try_from(args.max_target_seqs).unwrap_or(usize::MAX),
-        max_ln_evalue: args.evalue.ln(),
+        max_ln_evalue: args.evalue.unwrap_or(DEFAULT_EVALUE).ln(),
         target,
         out,
         queries,
@@ -430,7 +486,7 @@ pub fn search<S: Scorer>(
     let mut cells = 0u128;
     let mut finished = 0usize;
     let mut report_seconds = 0.0;
-    let mut notes = Vec::new();
+    let mut models = StatisticsTally::default();
     // The reports (statistics, ranking, realignment) of the batches scored
     // so far are made on another thread while the scorer scores the next
     // ones on this one: two stages of a pipeline, so the GPUs do not wait
@@ -518,11 +574,7 @@ pub fn search<S: Scorer>(
             // Each finished query is written and handed to the system at
             // once: an interrupted run keeps it (in FILE.partial).
             for (q, hits) in group.iter().zip(&reports) {
-                if let Some(note) = &hits.statistics.note
-                    && !notes.contains(note)
-                {
-                    notes.push(note.clone());
-                }
+                models.add(q, hits.statistics.as_ref());
                 hits_out.query(&mut out, hits).map_err(written)?;
                 out.checkpoint().map_err(written)?;
                 cells += q.codes.len() as u128 * residues;
@@ -551,13 +603,13 @@ pub fn search<S: Scorer>(
     out.commit()?;
 
     if !quiet {
-        for note in &notes {
-            eprintln!("warpsw: statistics: {note}");
+        for line in models.fallbacks() {
+            eprintln!("warpsw: statistics: {line}");
         }
         eprintln!(
             "warpsw: {} x {} ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS \
              [{}; database read {:.2} s, prepared/uploaded {:.2} s; statistics and alignments {:.3} s \
-             of it; E-values {} over the whole database: {} sequences, {} residues]",
+             of it; statistics {}]",
             count(queries.len() as u64, "query", "queries"),
             count(db.len() as u64, "sequence", "sequences"),
             db.total_residues(),
@@ -568,9 +620,7 @@ pub fn search<S: Scorer>(
             read_seconds,
             ready.upload_seconds,
             report_seconds,
-            statistics.method(),
-            database.sequences,
-            database.residues,
+            models.summary(database),
         );
     }
     Ok(scorer)
@@ -599,10 +649,17 @@ fn report_batch<'q>(
     realign: bool,
 ) -> anyhow::Result<Vec<QueryHits<'q>>> {
     // Statistics and ranking, the batch's queries side by side.
-    let ranked: Vec<(host::stats::QueryStatistics, Vec<usize>, Vec<i32>)> = batch
+    type Ranked = (Option<QueryStatistics>, Vec<usize>, Vec<i32>);
+    let ranked: Vec<Ranked> = batch
         .par_iter()
         .zip(batch_scores)
         .map(|(q, sorted_scores)| {
+            if statistics.method() == Method::RawScores {
+                // The best scores, read in the engines' order.
+                let hits = top_hits_at(&sorted_scores, db.original_order(), top);
+                let (order, kept) = hits.iter().map(|h| (h.target, h.score)).unzip();
+                return (None, order, kept);
+            }
             // Input order (`Database::to_input_order`), gathered side by
             // side: on the last batch this is on the critical path.
             let scores: Vec<i32> = sorted_of
@@ -610,14 +667,14 @@ fn report_batch<'q>(
                 .with_min_len(1 << 14)
                 .map(|&sorted| sorted_scores[sorted])
                 .collect();
-            let stats = statistics.for_query(q.codes.len(), &scores, lengths)?;
+            let stats = statistics.for_query(&q.codes, &scores, lengths);
             // Side by side within the query too: with one query a batch (a
             // GPU) the batch's queries give no parallelism.
             let order = stats.top_hits(&scores, lengths, top, max_ln_evalue);
             let kept = order.iter().map(|&i| scores[i]).collect();
-            Ok((stats, order, kept))
+            (Some(stats), order, kept)
         })
-        .collect::<host::Result<_>>()?;
+        .collect();
 
     // Every reported pair of the batch, realigned in one call, unless the
     // output prints nothing of the alignments (`realign` false).
@@ -689,8 +746,8 @@ fn report_batch<'q>(
             hits.push(ReportedHit {
                 target,
                 score,
-                bits: stats.bits(score, length),
-                evalue: stats.evalue(score, length),
+                bits: stats.as_ref().map(|s| s.bits(score, length)),
+                evalue: stats.as_ref().map(|s| s.evalue(score, length)),
                 alignment,
             });
         }
@@ -727,5 +784,102 @@ pub fn gcups(cells: u128, seconds: f64) -> f64 {
         cells as f64 / seconds / 1e9
     } else {
         0.0
+    }
+}
+
+/// Which statistics a search's queries got: counted for the summary, and
+/// the queries that fell back named, once each, on standard error.
+#[derive(Default)]
+struct StatisticsTally {
+    /// Queries per model (`host::stats::Model::name`), in first-seen order.
+    counts: Vec<(&'static str, usize)>,
+    /// The models queries fell back to, in first-seen order.
+    fallbacks: Vec<FellBack>,
+}
+
+/// The queries that fell back to one model.
+struct FellBack {
+    /// The model (`host::stats::Model::name`).
+    model: &'static str,
+    /// Each query's id and length.
+    queries: Vec<(String, usize)>,
+    /// Why the first of them fell back.
+    why: String,
+}
+
+/// Queries a fallback line names before it says how many more.
+const FALLBACKS_NAMED: usize = 10;
+
+impl StatisticsTally {
+    fn add(&mut self, query: &Record, statistics: Option<&QueryStatistics>) {
+        // None: `--stats none`.
+        let Some(statistics) = statistics else {
+            return;
+        };
+        let model = statistics.model.name();
+        match self.counts.iter_mut().find(|(m, _)| *m == model) {
+            Some((_, n)) => *n += 1,
+            None => self.counts.push((model, 1)),
+        }
+        let Some(why) = &statistics.fallback else {
+            return;
+        };
+        let named = (query.id.clone(), query.codes.len());
+        match self.fallbacks.iter_mut().find(|f| f.model == model) {
+            Some(f) => f.queries.push(named),
+            None => self.fallbacks.push(FellBack {
+                model,
+                queries: vec![named],
+                why: why.clone(),
+            }),
+        }
+    }
+
+    /// One line per fallback model: its queries (id and length) and why.
+    fn fallbacks(&self) -> Vec<String> {
+        self.fallbacks
+            .iter()
+            .map(
+                |FellBack {
+                     model,
+                     queries,
+                     why,
+                 }| {
+                    let mut names: Vec<String> = queries
+                        .iter()
+                        .take(FALLBACKS_NAMED)
+                        .map(|(id, length)| {
+                            format!("{id} ({})", count(*length as u64, "residue", "residues"))
+                        })
+                        .collect();
+                    if queries.len() > FALLBACKS_NAMED {
+                        names.push(format!("and {} more", queries.len() - FALLBACKS_NAMED));
+                    }
+                    format!(
+                        "{} got {model} statistics: {}; for the first, {why}",
+                        count(queries.len() as u64, "query", "queries"),
+                        names.join(", ")
+                    )
+                },
+            )
+            .collect()
+    }
+
+    /// The summary's account: how many queries got each model, over what.
+    fn summary(&self, database: DatabaseSize) -> String {
+        if self.counts.is_empty() {
+            return "none: the best raw scores".into();
+        }
+        let counts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(model, n)| format!("{model} {n}"))
+            .collect();
+        format!(
+            "{} (queries); E-values over the whole database: {} sequences, {} residues",
+            counts.join(", "),
+            database.sequences,
+            database.residues
+        )
     }
 }

@@ -51,9 +51,8 @@ fn stderr(o: &Output) -> String {
 }
 
 /// The header of `search`'s TSV.
-const TSV_HEADER: &str = "query_id\ttarget_id\tscore\tbits\tevalue\tquery_length\ttarget_length\t\
-    percent_identity\talignment_length\tmismatches\tgap_openings\tquery_start\tquery_end\t\
-    target_start\ttarget_end\tcigar";
+const TSV_HEADER: &str = "qseqid\tsseqid\tscore\tbitscore\tevalue\tqlen\tslen\t\
+    pident\tlength\tmismatch\tgapopen\tqstart\tqend\tsstart\tsend\tcigar";
 
 const QUERY: &str =
     "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL";
@@ -122,7 +121,7 @@ fn search_writes_json_to_a_file_and_honours_top() {
         serde_json::from_str(&std::fs::read_to_string(out_path).unwrap()).unwrap();
     let hits = doc[0]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2);
-    assert_eq!(hits[0]["target_id"], "self");
+    assert_eq!(hits[0]["sseqid"], "self");
 }
 
 #[test]
@@ -982,7 +981,7 @@ fn score_only_columns_print_the_full_outputs_values() {
     let full = search_cpu(&q, &d, &["--evalue", "1e9"]);
     assert!(full.status.success(), "{}", stderr(&full));
     let full = String::from_utf8(full.stdout).unwrap();
-    // query_id target_id score bits evalue query_length target_length
+    // qseqid sseqid score bitscore evalue qlen slen
     let picked: Vec<String> = full
         .lines()
         .map(|l| l.split('\t').take(7).collect::<Vec<_>>().join("\t"))
@@ -1036,7 +1035,7 @@ fn score_only_columns_print_the_full_outputs_values() {
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let hits = doc[0]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 4);
-    assert_eq!(hits[0]["target_id"], "self");
+    assert_eq!(hits[0]["sseqid"], "self");
     assert!(hits[0].get("cigar").is_none());
 }
 

@@ -158,7 +158,7 @@ fn tsv_json_and_pairwise_carry_the_statistics() {
     let (q, d) = files(dir.path());
     let tsv = ok_text(search(&q, &d, &[]));
     let lines: Vec<&str> = tsv.lines().collect();
-    assert!(lines[0].starts_with("query_id\ttarget_id\tscore\tbits\tevalue\t"));
+    assert!(lines[0].starts_with("qseqid\tsseqid\tscore\tbitscore\tevalue\t"));
     assert!(lines[1].starts_with("query\tplanted90\t"));
 
     let json = ok_text(search(
@@ -172,14 +172,14 @@ fn tsv_json_and_pairwise_carry_the_statistics() {
         ],
     ));
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(doc[0]["query_id"], "query");
+    assert_eq!(doc[0]["qseqid"], "query");
     assert_eq!(doc[0]["statistics"]["method"], "fitted");
     assert_eq!(doc[0]["statistics"]["database"]["sequences"], 600);
     let hit = &doc[0]["hits"][0];
-    assert_eq!(hit["target_id"], "planted90");
-    assert_eq!(hit["target_title"], "planted90 homolog at 0.9");
+    assert_eq!(hit["sseqid"], "planted90");
+    assert_eq!(hit["stitle"], "planted90 homolog at 0.9");
     assert!(hit["evalue"].as_f64().unwrap() < 1e-20);
-    assert!(hit["bits"].as_f64().unwrap() > 100.0);
+    assert!(hit["bitscore"].as_f64().unwrap() > 100.0);
 
     let pairwise = ok_text(search(&q, &d, &["--format", "pairwise", "--top", "2"]));
     assert!(pairwise.contains("Database: 600 sequences"), "{pairwise}");
@@ -205,7 +205,7 @@ fn fixed_statistics_use_the_published_parameters() {
     let hit = &doc[0]["hits"][0];
     let score = hit["score"].as_f64().unwrap();
     let bits = (0.267 * score - 0.041f64.ln()) / std::f64::consts::LN_2;
-    assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-9);
+    assert!((hit["bitscore"].as_f64().unwrap() - bits).abs() < 1e-9);
     // BLOSUM62 11/1 has the finite-size correction: blastp's E-value,
     // from the query's and the target's lengths.
     let spouge = host::stats::fixed_parameters("blosum62", 11, 1)
@@ -214,8 +214,8 @@ fn fixed_statistics_use_the_published_parameters() {
         .unwrap();
     assert_eq!(stats["parameters"]["spouge"]["sigma"], spouge.sigma);
     let (m, n) = (
-        doc[0]["query_length"].as_u64().unwrap() as usize,
-        hit["target_length"].as_u64().unwrap() as usize,
+        doc[0]["qlen"].as_u64().unwrap() as usize,
+        hit["slen"].as_u64().unwrap() as usize,
     );
     let residues = stats["database"]["residues"].as_f64().unwrap();
     let e =
@@ -279,7 +279,8 @@ fn fixed_fasta_statistics_use_fastas_table() {
         ],
     );
     assert!(
-        stderr(&out).contains("E-values fixed-fasta over the whole database"),
+        stderr(&out)
+            .contains("statistics fixed-fasta 1 (queries); E-values over the whole database"),
         "{}",
         stderr(&out)
     );
@@ -296,12 +297,12 @@ fn fixed_fasta_statistics_use_fastas_table() {
         summary.contains("ssearch36 -z 3") && summary.contains("E = 600 x P"),
         "{summary}"
     );
-    let m = doc[0]["query_length"].as_f64().unwrap();
+    let m = doc[0]["qlen"].as_f64().unwrap();
     let hits = doc[0]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 20);
     for hit in hits {
         let score = hit["score"].as_f64().unwrap();
-        let n = hit["target_length"].as_f64().unwrap();
+        let n = hit["slen"].as_f64().unwrap();
         let edge = (0.05 * m * n).ln() / 0.25;
         let x = 0.05 * (m - edge).max(1.0) * (n - edge).max(1.0) * (-0.275 * score).exp();
         let p_value = if x > 0.01 { 1.0 - (-x).exp() } else { x };
@@ -309,10 +310,13 @@ fn fixed_fasta_statistics_use_fastas_table() {
         // The table's numbers are held in single precision: within 1e-5.
         assert!((e / (600.0 * p_value) - 1.0).abs() < 1e-5, "{hit}");
         let bits = (m * n / x).log2();
-        assert!((hit["bits"].as_f64().unwrap() - bits).abs() < 1e-4, "{hit}");
+        assert!(
+            (hit["bitscore"].as_f64().unwrap() - bits).abs() < 1e-4,
+            "{hit}"
+        );
     }
     // The planted homologs first and significant, the rest not.
-    let id = |i: usize| hits[i]["target_id"].as_str().unwrap();
+    let id = |i: usize| hits[i]["sseqid"].as_str().unwrap();
     assert_eq!(
         [id(0), id(1), id(2)],
         ["planted90", "planted60", "planted40"]
@@ -443,11 +447,182 @@ fn bad_statistics_options_are_refused_before_anything_is_written() {
         err.contains("gap open 10 / extend 3") && err.contains("11/1"),
         "{err}"
     );
-    // A tiny database cannot be fitted; without published parameters for
-    // the scoring there is no E-value to give.
-    let tiny = write(dir.path(), "tiny.fa", ">a\nMKVLAAGIVG\n>b\nWWWPPPKKL\n");
-    let err = refused(&q, &tiny, &["--gap-open", "5", "--gap-extend", "1"]);
-    assert!(err.contains("too few to fit"), "{err}");
+    // A matrix without local alignment statistics (every score positive)
+    // could leave a query without E-values: refused, --stats none named.
+    let letters = "A R N D C Q E G H I L K M F P S T W Y V B Z X *";
+    let plus: String = letters
+        .split(' ')
+        .map(|l| format!("{l} {}\n", "2 ".repeat(24)))
+        .collect();
+    let matrix = write(dir.path(), "plus.mat", &format!("  {letters}\n{plus}"));
+    let err = refused(&q, &d, &["--matrix-file", s(&matrix)]);
+    assert!(err.contains("--stats none"), "{err}");
+    // Without statistics there is nothing to cut or print by E-value.
+    let err = refused(&q, &d, &["--stats", "none", "--evalue", "1"]);
+    assert!(err.contains("--evalue"), "{err}");
+    let err = refused(&q, &d, &["--stats", "none", "--columns", "qseqid,bitscore"]);
+    assert!(err.contains("bitscore"), "{err}");
+    let err = refused(&q, &d, &["--stats", "none", "--format", "blast6"]);
+    assert!(err.contains("blast6"), "{err}");
+}
+
+/// A FASTA file of `count` random sequences of 20 to 900 residues (seeded),
+/// with the 433-residue query planted at 70 % identity in the middle.
+fn random_database(dir: &Path, name: &str, count: usize, query: &[u8]) -> PathBuf {
+    let mut rng = hay::rng(count as u64);
+    let mut records: Vec<(String, String)> = (0..count)
+        .map(|i| {
+            let len = hay::skewed_length(&mut rng, 900).max(20);
+            let codes = hay::random_codes(&mut rng, len, false);
+            (format!("random{i}"), host::alphabet::decode_all(&codes))
+        })
+        .collect();
+    let homolog = hay::mutate(&mut rng, query, 0.7);
+    records[count / 2] = ("planted".into(), host::alphabet::decode_all(&homolog));
+    let pairs: Vec<(&str, &str)> = records
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write(dir, name, &hay::fasta(&pairs))
+}
+
+/// A 1-, a 2- and a 433-residue query, at gap costs without published
+/// parameters (and 0/1, whose scores grow almost linearly), against
+/// databases of 5, 1,500 and 20,000 sequences: every query gets its hits
+/// (no E-value cut, so that the peptides' hits show), each hit's score is
+/// the reference's, each query's statistics are said, and a query whose
+/// database scores cannot be fitted is named on stderr with how it was
+/// estimated instead.
+#[test]
+fn statistics_never_cost_a_search() {
+    use host::reference::local_score;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = hay::rng(433);
+    let long = hay::random_codes(&mut rng, 433, false);
+    let queries: [(&str, Vec<u8>); 3] = [
+        ("one", vec![0]),
+        ("two", vec![8, 17]),
+        ("long", long.clone()),
+    ];
+    let text: String = queries
+        .iter()
+        .map(|(id, c)| format!(">{id}\n{}\n", host::alphabet::decode_all(c)))
+        .collect();
+    let q = write(dir.path(), "q.fa", &text);
+    let mut fell_back = std::collections::BTreeSet::new();
+    for count in [5, 1_500, 20_000] {
+        let d = random_database(dir.path(), &format!("db{count}.fa"), count, &long);
+        let db = host::fasta::read_fasta(&d).unwrap();
+        for (open, extend) in [(0, 1), (3, 3), (40, 3), (5, 2)] {
+            let scoring = hay::blosum62(open, extend);
+            let (o, e) = (open.to_string(), extend.to_string());
+            let out = search(
+                &q,
+                &d,
+                &[
+                    "--gap-open",
+                    &o,
+                    "--gap-extend",
+                    &e,
+                    "--evalue",
+                    "1e300",
+                    "--top",
+                    "3",
+                    "--format",
+                    "json",
+                    "--columns",
+                    "sseqid,score,evalue",
+                ],
+            );
+            let err = stderr(&out);
+            assert!(out.status.success(), "{count} {open}/{extend}: {err}");
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let doc = doc.as_array().unwrap();
+            assert_eq!(doc.len(), 3);
+            for (report, (id, codes)) in doc.iter().zip(&queries) {
+                let hits = report["hits"].as_array().unwrap();
+                assert_eq!(hits.len(), 3.min(count), "{id} {count} {open}/{extend}");
+                for hit in hits {
+                    let target = hit["sseqid"].as_str().unwrap();
+                    let record = db.iter().find(|r| r.id == target).unwrap();
+                    let expected = local_score(codes, &record.codes, &scoring.matrix, scoring.gaps);
+                    assert_eq!(hit["score"], expected, "{id} against {target}");
+                    let evalue = hit["evalue"].as_f64().unwrap();
+                    assert!(evalue.is_finite() && evalue >= 0.0, "{evalue}");
+                }
+                let statistics = &report["statistics"];
+                let method = statistics["method"].as_str().unwrap();
+                if let Some(why) = statistics["fallback"].as_str() {
+                    assert!(why.contains("cannot be fitted"), "{why}");
+                    assert!(
+                        err.contains(&format!("got {method} statistics")) && err.contains(id),
+                        "{err}"
+                    );
+                    fell_back.insert(method.to_string());
+                } else {
+                    assert_eq!(method, "fitted");
+                }
+            }
+            // The planted homolog is the long query's best hit.
+            assert_eq!(doc[2]["hits"][0]["sseqid"], "planted");
+        }
+    }
+    // Every fallback ran somewhere in the grid.
+    assert_eq!(
+        fell_back.into_iter().collect::<Vec<_>>(),
+        ["simulated", "ungapped"],
+    );
+}
+
+/// `--stats none`: the k best raw scores, ties in database order (the same
+/// set `merge::top_hits` takes), no statistics in any format.
+#[test]
+fn stats_none_reports_the_best_raw_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = files(dir.path());
+    let text = ok_text(search(&q, &d, &["--stats", "none", "--top", "25"]));
+    let header = text.lines().next().unwrap();
+    assert!(
+        !header.contains("evalue") && !header.contains("bitscore"),
+        "{header}"
+    );
+    assert!(header.starts_with("qseqid\tsseqid\tscore"), "{header}");
+    let db = host::fasta::read_fasta(&d).unwrap();
+    let query = &host::fasta::read_fasta(&q).unwrap()[0].codes;
+    let scoring = hay::blosum62(11, 1);
+    let scores: Vec<i32> = db
+        .iter()
+        .map(|r| host::reference::local_score(query, &r.codes, &scoring.matrix, scoring.gaps))
+        .collect();
+    let expected: Vec<(String, i32)> = host::merge::top_hits(&scores, 25)
+        .iter()
+        .map(|h| (db[h.target].id.clone(), h.score))
+        .collect();
+    let got: Vec<(String, i32)> = rows(&text)
+        .iter()
+        .skip(1)
+        .map(|r| (r[1].clone(), r[2].parse().unwrap()))
+        .collect();
+    assert_eq!(got, expected);
+    let json = ok_text(search(&q, &d, &["--stats", "none", "--format", "json"]));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(doc[0]["statistics"].is_null());
+    assert!(doc[0]["hits"][0].get("evalue").is_none());
+    let pairwise = ok_text(search(&q, &d, &["--stats", "none", "--format", "pairwise"]));
+    assert!(pairwise.contains("Statistics: none"), "{pairwise}");
+    let tabular = ok_text(search(
+        &q,
+        &d,
+        &[
+            "--stats",
+            "none",
+            "--format",
+            "blast6",
+            "--columns",
+            "qseqid,sseqid,score",
+        ],
+    ));
+    assert_eq!(tabular.lines().count(), 10);
 }
 
 #[test]

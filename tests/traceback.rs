@@ -198,11 +198,11 @@ fn traceback_cli_align_tsv_durbin() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "query_id\ttarget_id\tscore\tquery_start\tquery_end\ttarget_start\ttarget_end\tidentity\talignment_length\tcigar"
+        "qseqid\tsseqid\tscore\tqstart\tqend\tsstart\tsend\tpident\tlength\tcigar"
     );
-    assert_eq!(lines[1], "q1\tt1\t28\t5\t9\t2\t5\t0.800\t5\t2M1I2M");
+    assert_eq!(lines[1], "q1\tt1\t28\t5\t9\t2\t5\t80.000\t5\t2M1I2M");
     assert!(lines[2].starts_with("q1\tt2\t"), "{}", lines[2]);
-    assert!(lines[2].ends_with("\t1.000\t10\t10M"), "{}", lines[2]);
+    assert!(lines[2].ends_with("\t100.000\t10\t10M"), "{}", lines[2]);
     assert_eq!(lines.len(), 3);
 }
 
@@ -241,8 +241,8 @@ fn traceback_cli_allpairs_json_pairwise_and_extended_cigar() {
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 3, "pairs a-b, a-c, b-c");
-    assert_eq!(rows[0]["query_id"], "a");
-    assert_eq!(rows[0]["target_id"], "b");
+    assert_eq!(rows[0]["qseqid"], "a");
+    assert_eq!(rows[0]["sseqid"], "b");
     assert_eq!(rows[0]["score"], 1);
     assert_eq!(rows[0]["cigar"], "2I1X1I2=1I2=1D1=");
     assert_eq!(rows[1]["cigar"], "10=");

@@ -12,13 +12,14 @@
 //! FASTA header (as BLAST writes them); `stitle` is the whole header.
 //!
 //! # Formats
-//! * [`Format::Tsv`]: a header line of descriptive names
-//!   ([`Column::tsv_name`]), then one line per hit; [`TSV_COLUMNS`] unless
+//! * [`Format::Tsv`]: a header line of the columns' BLAST names
+//!   ([`Column::blast_name`]), then one line per hit; [`TSV_COLUMNS`] unless
 //!   columns are picked.
 //! * [`Format::Blast6`]: BLAST's `-outfmt 6`: no header, [`BLAST6_COLUMNS`]
 //!   unless columns are picked, numbers printed as BLAST prints them.
 //! * [`Format::Json`]: a list of queries, each with its statistics and its
-//!   hits (the TSV's columns, or those picked, as fields).
+//!   hits (the TSV's columns, or those picked, as fields named as BLAST
+//!   names them).
 //! * [`Format::Pairwise`]: per query the statistics, a table of the hits and
 //!   each hit's alignment, like SSEARCH's.
 
@@ -101,6 +102,11 @@ pub enum Column {
     Cigar,
 }
 
+/// What a column of E-values or bit scores holds for a search without
+/// statistics (`--stats none`, where the CLI refuses those columns; the
+/// pairwise format's table keeps them).
+pub const NO_STATISTICS: &str = "-";
+
 /// BLAST's 12 default tabular columns.
 pub const BLAST6_COLUMNS: [Column; 12] = [
     Column::QueryId,
@@ -166,7 +172,8 @@ impl Column {
         Column::Cigar,
     ];
 
-    /// BLAST's name (what `--columns` takes).
+    /// BLAST's name: what `--columns` takes, the TSV header and the JSON
+    /// output's keys print.
     pub fn blast_name(self) -> &'static str {
         match self {
             Column::QueryId => "qseqid",
@@ -192,36 +199,6 @@ impl Column {
             Column::Gaps => "gaps",
             Column::PercentPositives => "ppos",
             Column::QueryCoverage => "qcovhsp",
-            Column::Cigar => "cigar",
-        }
-    }
-
-    /// The TSV header's and JSON's name.
-    pub fn tsv_name(self) -> &'static str {
-        match self {
-            Column::QueryId => "query_id",
-            Column::QueryLength => "query_length",
-            Column::TargetId => "target_id",
-            Column::TargetLength => "target_length",
-            Column::TargetTitle => "target_title",
-            Column::QueryStart => "query_start",
-            Column::QueryEnd => "query_end",
-            Column::TargetStart => "target_start",
-            Column::TargetEnd => "target_end",
-            Column::QuerySequence => "query_aligned",
-            Column::TargetSequence => "target_aligned",
-            Column::Evalue => "evalue",
-            Column::Bits => "bits",
-            Column::Score => "score",
-            Column::Length => "alignment_length",
-            Column::PercentIdentity => "percent_identity",
-            Column::Identities => "identities",
-            Column::Mismatches => "mismatches",
-            Column::Positives => "positives",
-            Column::GapOpenings => "gap_openings",
-            Column::Gaps => "gaps",
-            Column::PercentPositives => "percent_positives",
-            Column::QueryCoverage => "query_coverage",
             Column::Cigar => "cigar",
         }
     }
@@ -299,10 +276,10 @@ pub struct ReportedHit {
     pub target: usize,
     /// Local alignment score.
     pub score: i32,
-    /// Bit score.
-    pub bits: f64,
-    /// E-value.
-    pub evalue: f64,
+    /// Bit score (`None` without statistics, `--stats none`).
+    pub bits: Option<f64>,
+    /// E-value (`None` without statistics).
+    pub evalue: Option<f64>,
     /// The alignment (its score equals `score`); `None` when the output
     /// prints no column of it ([`HitsWriter::needs_alignments`]), so that the
     /// search skips the traceback.
@@ -316,8 +293,9 @@ pub struct QueryHits<'a> {
     pub query: &'a str,
     /// Query residue codes.
     pub codes: &'a [u8],
-    /// How the E-values were computed.
-    pub statistics: QueryStatistics,
+    /// How the E-values were computed (`None`: they were not, the hits are
+    /// the best raw scores).
+    pub statistics: Option<QueryStatistics>,
     /// Hits, best first.
     pub hits: Vec<ReportedHit>,
 }
@@ -501,10 +479,15 @@ impl HitView<'_> {
             Column::TargetEnd => a().target_end.to_string(),
             Column::QuerySequence => self.aligned(true),
             Column::TargetSequence => self.aligned(false),
-            Column::Evalue if blast => blast_evalue(self.hit.evalue),
-            Column::Evalue => c_exponential(self.hit.evalue, 2),
-            Column::Bits if blast => blast_bits(self.hit.bits),
-            Column::Bits => format!("{:.1}", self.hit.bits),
+            Column::Evalue | Column::Bits if self.hit.evalue.is_none() => NO_STATISTICS.into(),
+            Column::Evalue if blast => self.hit.evalue.map(blast_evalue).unwrap_or_default(),
+            Column::Evalue => self
+                .hit
+                .evalue
+                .map(|e| c_exponential(e, 2))
+                .unwrap_or_default(),
+            Column::Bits if blast => self.hit.bits.map(blast_bits).unwrap_or_default(),
+            Column::Bits => self.hit.bits.map(|b| format!("{b:.1}")).unwrap_or_default(),
             Column::Score => self.hit.score.to_string(),
             Column::Length => a().length.to_string(),
             Column::PercentIdentity => format!("{:.3}", self.percent(self.counts.identities)),
@@ -530,8 +513,8 @@ impl HitView<'_> {
             Column::QueryEnd => a().query_end.into(),
             Column::TargetStart => a().target_start.into(),
             Column::TargetEnd => a().target_end.into(),
-            Column::Evalue => number(self.hit.evalue),
-            Column::Bits => number(self.hit.bits),
+            Column::Evalue => self.hit.evalue.map_or(Value::Null, number),
+            Column::Bits => self.hit.bits.map_or(Value::Null, number),
             Column::Score => self.hit.score.into(),
             Column::Length => a().length.into(),
             Column::PercentIdentity => number(self.percent(self.counts.identities)),
@@ -570,7 +553,7 @@ impl<'a> HitsWriter<'a> {
         });
         match format {
             Format::Tsv => {
-                let names: Vec<&str> = columns.iter().map(|c| c.tsv_name()).collect();
+                let names: Vec<&str> = columns.iter().map(|c| c.blast_name()).collect();
                 writeln!(out, "{}", names.join("\t"))?;
             }
             Format::Json => write!(out, "[")?,
@@ -634,13 +617,19 @@ impl<'a> HitsWriter<'a> {
             }
             Format::Json => {
                 let mut doc = Map::new();
-                doc.insert("query_id".into(), q.query.into());
-                doc.insert("query_length".into(), q.codes.len().into());
+                doc.insert(Column::QueryId.blast_name().into(), q.query.into());
+                doc.insert(
+                    Column::QueryLength.blast_name().into(),
+                    q.codes.len().into(),
+                );
                 doc.insert(
                     "statistics".into(),
                     serde_json::to_value(&q.statistics).map_err(std::io::Error::other)?,
                 );
-                doc.insert("statistics_summary".into(), q.statistics.describe().into());
+                doc.insert(
+                    "statistics_summary".into(),
+                    self.statistics_summary(q).into(),
+                );
                 let hits: Vec<Value> = q
                     .hits
                     .iter()
@@ -650,7 +639,7 @@ impl<'a> HitsWriter<'a> {
                             .columns
                             .iter()
                             .filter(|c| !c.of_query())
-                            .map(|&c| (c.tsv_name().to_string(), view.json(c)))
+                            .map(|&c| (c.blast_name().to_string(), view.json(c)))
                             .collect();
                         Value::Object(fields)
                     })
@@ -665,15 +654,29 @@ impl<'a> HitsWriter<'a> {
         Ok(())
     }
 
+    /// How the query's E-values were computed, in a sentence.
+    fn statistics_summary(&self, q: &QueryHits<'_>) -> String {
+        match &q.statistics {
+            Some(s) => s.describe(),
+            None => format!(
+                "none (--stats none): the best raw scores, ties in database order; database {} \
+                 sequences, {} residues; query {} residues",
+                self.db.len(),
+                self.db.total_residues(),
+                q.codes.len()
+            ),
+        }
+    }
+
     fn pairwise(&self, out: &mut dyn Write, q: &QueryHits<'_>) -> std::io::Result<()> {
-        let db = q.statistics.database;
         writeln!(out, "Query: {} ({} residues)", q.query, q.codes.len())?;
         writeln!(
             out,
             "Database: {} sequences, {} residues",
-            db.sequences, db.residues
+            self.db.len(),
+            self.db.total_residues()
         )?;
-        writeln!(out, "Statistics: {}", q.statistics.describe())?;
+        writeln!(out, "Statistics: {}", self.statistics_summary(q))?;
         writeln!(out, "{} hits reported", q.hits.len())?;
         writeln!(out)?;
         let views: Vec<HitView<'_>> = q.hits.iter().map(|h| self.view(q, h)).collect();
@@ -695,31 +698,33 @@ impl<'a> HitsWriter<'a> {
                 .unwrap_or("");
             writeln!(
                 out,
-                "{:<width$} {:>7} {:>7} {:>7.1} {:>9}  {description}",
+                "{:<width$} {:>7} {:>7} {:>7} {:>9}  {description}",
                 v.target_id,
                 v.target.len(),
                 v.hit.score,
-                v.hit.bits,
-                blast_evalue(v.hit.evalue)
+                v.hit
+                    .bits
+                    .map_or(NO_STATISTICS.into(), |b| format!("{b:.1}")),
+                v.hit.evalue.map_or(NO_STATISTICS.into(), blast_evalue)
             )?;
         }
         writeln!(out)?;
         for v in &views {
             let c = v.counts;
-            let extra = [
-                ("Title", v.title.clone()),
-                ("Bits", format!("{:.1}", v.hit.bits)),
-                ("E-value", c_exponential(v.hit.evalue, 2)),
-                (
-                    "Positives",
-                    format!(
-                        "{}/{} ({:.1}%)",
-                        c.positives,
-                        v.alignment().length,
-                        v.percent(c.positives)
-                    ),
+            let mut extra = vec![("Title", v.title.clone())];
+            if let (Some(bits), Some(evalue)) = (v.hit.bits, v.hit.evalue) {
+                extra.push(("Bits", format!("{bits:.1}")));
+                extra.push(("E-value", c_exponential(evalue, 2)));
+            }
+            extra.push((
+                "Positives",
+                format!(
+                    "{}/{} ({:.1}%)",
+                    c.positives,
+                    v.alignment().length,
+                    v.percent(c.positives)
                 ),
-            ];
+            ));
             write_pairwise(
                 out,
                 q.query,
@@ -795,8 +800,8 @@ mod tests {
                 ReportedHit {
                     target,
                     score: a.score,
-                    bits: 20.0,
-                    evalue: 1e-5,
+                    bits: Some(20.0),
+                    evalue: Some(1e-5),
                     alignment: Some(a),
                 }
             })
@@ -811,8 +816,11 @@ mod tests {
         };
         Statistics::new(Method::Fixed, &scoring(), size)
             .unwrap()
-            .for_query(18, &[], &crate::stats::SequenceLengths::new(Vec::new()))
-            .unwrap()
+            .for_query(
+                &[0; 18],
+                &[],
+                &crate::stats::SequenceLengths::new(Vec::new()),
+            )
     }
 
     #[test]
@@ -838,7 +846,7 @@ mod tests {
         let q = QueryHits {
             query: "q1",
             codes: &query,
-            statistics: statistics(&db),
+            statistics: Some(statistics(&db)),
             hits,
         };
         let mut out = Vec::new();
@@ -907,7 +915,7 @@ mod tests {
         let q = |id: &'static str| QueryHits {
             query: id,
             codes: &query,
-            statistics: statistics(&db),
+            statistics: Some(statistics(&db)),
             hits: hits.clone(),
         };
         let mut out = Vec::new();
@@ -917,8 +925,8 @@ mod tests {
         assert!(serde_json::from_slice::<serde_json::Value>(&out).is_err());
         w.finish(&mut out).unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(doc[1]["query_id"], "b");
-        assert_eq!(doc[0]["hits"][0]["target_length"], 16);
+        assert_eq!(doc[1]["qseqid"], "b");
+        assert_eq!(doc[0]["hits"][0]["slen"], 16);
         assert_eq!(doc[0]["hits"][0]["evalue"], 1e-5);
         assert_eq!(doc[0]["statistics"]["method"], "fixed");
     }

@@ -29,18 +29,10 @@ pub enum AlignmentFormat {
 /// TSV rows formatted per batch (in parallel) before they are written.
 const TSV_BATCH_ROWS: usize = 1 << 18;
 
-/// The TSV header's columns.
+/// The TSV header's columns, by BLAST's names as `search` prints them
+/// (`pident` a percentage).
 pub const TSV_COLUMNS: [&str; 10] = [
-    "query_id",
-    "target_id",
-    "score",
-    "query_start",
-    "query_end",
-    "target_start",
-    "target_end",
-    "identity",
-    "alignment_length",
-    "cigar",
+    "qseqid", "sseqid", "score", "qstart", "qend", "sstart", "send", "pident", "length", "cigar",
 ];
 
 /// One aligned pair, ready to print.
@@ -57,17 +49,18 @@ pub struct AlignedPair<'a> {
     pub alignment: &'a Alignment,
 }
 
+/// A JSON row: [`TSV_COLUMNS`]' fields.
 #[derive(Serialize)]
 struct Row<'a> {
-    query_id: &'a str,
-    target_id: &'a str,
+    qseqid: &'a str,
+    sseqid: &'a str,
     score: i32,
-    query_start: usize,
-    query_end: usize,
-    target_start: usize,
-    target_end: usize,
-    identity: f64,
-    alignment_length: usize,
+    qstart: usize,
+    qend: usize,
+    sstart: usize,
+    send: usize,
+    pident: f64,
+    length: usize,
     cigar: String,
 }
 
@@ -107,7 +100,7 @@ pub fn write_alignments(
                                 a.query_end,
                                 a.target_start,
                                 a.target_end,
-                                a.identity,
+                                100.0 * a.identity,
                                 a.length,
                                 cigar(p)
                             )
@@ -125,15 +118,15 @@ pub fn write_alignments(
             let rows: Vec<Row<'_>> = pairs
                 .iter()
                 .map(|p| Row {
-                    query_id: p.query_id,
-                    target_id: p.target_id,
+                    qseqid: p.query_id,
+                    sseqid: p.target_id,
                     score: p.alignment.score,
-                    query_start: p.alignment.query_start,
-                    query_end: p.alignment.query_end,
-                    target_start: p.alignment.target_start,
-                    target_end: p.alignment.target_end,
-                    identity: p.alignment.identity,
-                    alignment_length: p.alignment.length,
+                    qstart: p.alignment.query_start,
+                    qend: p.alignment.query_end,
+                    sstart: p.alignment.target_start,
+                    send: p.alignment.target_end,
+                    pident: 100.0 * p.alignment.identity,
+                    length: p.alignment.length,
                     cigar: cigar(p),
                 })
                 .collect();

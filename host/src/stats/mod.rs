@@ -37,10 +37,26 @@
 //!   `E(N)`. Over the 20 standard queries against UniProt 20k the E-values
 //!   agree with `ssearch36`'s within a factor 2 for 98.7 % of its hits with
 //!   E < 10 (benches/RESULTS.md); an iterated trimming without bins and
-//!   cap, as before, gave 85 %. Below [`MIN_FIT_SEQUENCES`] scores left, or
-//!   fewer than 5 length bins, the fit is refused and the fixed parameters
-//!   are used instead, when the scoring has them (said in
-//!   [`QueryStatistics::note`]).
+//!   cap, as before, gave 85 %.
+//!
+//!   Below [`MIN_FIT_SEQUENCES`] scores left, fewer than 5 length bins or
+//!   scores that do not vary (a small database, a database of one length,
+//!   a peptide of a few residues), the fit is refused, and the query still
+//!   gets E-values, from the first of these that it has (said in
+//!   [`QueryStatistics::fallback`]; a search never fails for want of
+//!   statistics):
+//!   1. the published parameters ([`Method::Fixed`]'s), where the scoring
+//!      has them;
+//!   2. the same fit over the query's scores against random sequences
+//!      ([`simulated`]; [`Model::Simulated`]), as SSEARCH fits shuffled
+//!      sequences' scores when the library is small;
+//!   3. the matrix's ungapped parameters ([`Model::Ungapped`]), which every
+//!      matrix with local alignment statistics has: a query of one or two
+//!      residues, whose scores against random sequences hardly vary, aligns
+//!      without gaps anyway. A matrix without them is refused before the
+//!      search ([`Statistics::new`]).
+//! * [`Method::RawScores`] (`--stats none`): no statistics; the hits are
+//!   the best raw scores, ties in database order.
 //! * [`Method::Fixed`]: Karlin–Altschul statistics with published
 //!   parameters: `E = K·m'·n'·e^(−λS)` (Karlin, S. & Altschul, S. F. (1990).
 //!   PNAS 87:2264–2268) with the gapped λ, K of Altschul, S. F. & Gish, W.
@@ -99,6 +115,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
 
+pub mod simulated;
+
 /// Euler's constant γ.
 const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
 
@@ -122,6 +140,10 @@ pub enum Method {
     /// Karlin–Altschul with FASTA's table of Altschul–Gish λ, K, H and each
     /// pair's lengths shortened by `ln(K·m·n)/H`, as `ssearch36 -z 3`.
     FixedFasta,
+    /// No statistics: hits ranked by raw score, no E-values or bit scores
+    /// (the k best scores, as CUDASW++'s `--top k`).
+    #[cfg_attr(feature = "clap", value(name = "none"))]
+    RawScores,
 }
 
 impl std::fmt::Display for Method {
@@ -130,6 +152,7 @@ impl std::fmt::Display for Method {
             Method::Fitted => "fitted",
             Method::Fixed => "fixed",
             Method::FixedFasta => "fixed-fasta",
+            Method::RawScores => "none",
         })
     }
 }
@@ -1256,6 +1279,42 @@ pub enum Model {
         /// λ, K, H.
         parameters: AltschulGish,
     },
+    /// Fitted to the query's scores against random sequences
+    /// ([`simulated`]): the fitted statistics' fallback where the query's
+    /// database scores cannot be fitted and the scoring has no published
+    /// parameters.
+    Simulated(Fit),
+    /// The matrix's ungapped λ, K, H ([`ungapped_parameters`]), each pair's
+    /// lengths shortened by `ln(K·m·n)/H` as with FASTA's table: the last
+    /// fallback, for a query too short for its scores to vary (a peptide
+    /// of a residue or two aligns without gaps), as SSEARCH falls back to
+    /// the ungapped parameters.
+    Ungapped {
+        /// λ, K, H.
+        parameters: AltschulGish,
+    },
+}
+
+impl Model {
+    /// The model's name, as `--stats` and the JSON output's `method` spell
+    /// it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Fitted(_) => "fitted",
+            Model::Fixed { .. } => "fixed",
+            Model::FixedFasta { .. } => "fixed-fasta",
+            Model::Simulated(_) => "simulated",
+            Model::Ungapped { .. } => "ungapped",
+        }
+    }
+
+    /// The fit, where the model is one.
+    fn fit(&self) -> Option<&Fit> {
+        match self {
+            Model::Fitted(fit) | Model::Simulated(fit) => Some(fit),
+            _ => None,
+        }
+    }
 }
 
 /// One query's statistics: turns a score against a sequence into an E-value
@@ -1269,8 +1328,10 @@ pub struct QueryStatistics {
     pub query_length: usize,
     /// The database.
     pub database: DatabaseSize,
-    /// Why the model differs from the one asked, if it does (a fit refused).
-    pub note: Option<String>,
+    /// Why the model is not the one asked for, if it is not (the query's
+    /// scores could not be fitted), and what took its place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 impl QueryStatistics {
@@ -1289,7 +1350,7 @@ impl QueryStatistics {
     /// `ln E` with `ln n` as `ln_n` gives it (the fitted model's only).
     fn ln_evalue_of(&self, score: i32, length: usize, ln_n: impl FnOnce() -> f64) -> f64 {
         match &self.model {
-            Model::Fitted(fit) => {
+            Model::Fitted(fit) | Model::Simulated(fit) => {
                 (self.database.sequences.max(1) as f64).ln()
                     + ln_pvalue_from_z(fit.z_of_ln(score, ln_n()))
             }
@@ -1308,7 +1369,7 @@ impl QueryStatistics {
                 }
                 None => (p.k * search_space).ln() - p.lambda * f64::from(score),
             },
-            Model::FixedFasta { parameters: p } => {
+            Model::FixedFasta { parameters: p } | Model::Ungapped { parameters: p } => {
                 let ln_x = p.ln_pair_expectation(score, self.query_length, length);
                 let ln_p = if ln_x > FASTA_POISSON_FROM.ln() {
                     // 1 − e^(−x), the chance of at least one such alignment.
@@ -1327,9 +1388,7 @@ impl QueryStatistics {
     /// logarithm and exponentials of every sequence's E-value (most of a
     /// query's statistics on a large database).
     fn z_floor(&self, max_ln_evalue: f64) -> Option<f64> {
-        if !matches!(self.model, Model::Fitted(_)) {
-            return None;
-        }
+        self.model.fit()?;
         // ln E = ln N + ln P, ln P = ln(1 − e^(−t)) with t = e^u,
         // u = −(π/√6)·z − γ (`ln_pvalue_from_z`). For t < 1,
         // 1 − e^(−t) ≥ t − t²/2 ≥ t/2, so ln P ≥ u − ln 2; for t ≥ 1,
@@ -1365,8 +1424,8 @@ impl QueryStatistics {
         max_ln_evalue: f64,
     ) -> Vec<usize> {
         assert_eq!(scores.len(), lengths.len(), "one length per score");
-        let (fit, floor) = match (&self.model, self.z_floor(max_ln_evalue)) {
-            (Model::Fitted(fit), Some(floor)) => (fit, floor),
+        let (fit, floor) = match (self.model.fit(), self.z_floor(max_ln_evalue)) {
+            (Some(fit), Some(floor)) => (fit, floor),
             // Every sequence's E-value, ranked.
             _ => {
                 let ln_evalues: Vec<f64> = (0..scores.len())
@@ -1417,14 +1476,14 @@ impl QueryStatistics {
     /// The bit score (see the module docs).
     pub fn bits(&self, score: i32, length: usize) -> f64 {
         match &self.model {
-            Model::Fitted(fit) => {
+            Model::Fitted(fit) | Model::Simulated(fit) => {
                 let mn = self.query_length.max(1) as f64 * length.max(1) as f64;
                 (mn.ln() - ln_pvalue_from_z(fit.z(score, length))) / std::f64::consts::LN_2
             }
             Model::Fixed { parameters: p, .. } => {
                 (p.lambda * f64::from(score) - p.k.ln()) / std::f64::consts::LN_2
             }
-            Model::FixedFasta { parameters: p } => {
+            Model::FixedFasta { parameters: p } | Model::Ungapped { parameters: p } => {
                 let mn = self.query_length.max(1) as f64 * length.max(1) as f64;
                 (mn.ln() - p.ln_pair_expectation(score, self.query_length, length))
                     / std::f64::consts::LN_2
@@ -1482,9 +1541,25 @@ impl QueryStatistics {
                  ln(K m n)/H; E = {} x P",
                 p.lambda, p.k, p.h, db.sequences
             ),
+            Model::Simulated(f) => format!(
+                "simulated (Pearson 1998, fitted to the query's scores against {} random \
+                 sequences): mean score {:.3} + {:.3} ln(n), variance {:.3}, from {} scores; \
+                 E = {} x P",
+                f.used + f.trimmed + f.binned_out,
+                f.mean_intercept,
+                f.mean_slope,
+                f.variance,
+                f.used,
+                db.sequences
+            ),
+            Model::Ungapped { parameters: p } => format!(
+                "ungapped (Karlin-Altschul 1990, the matrix's ungapped parameters): lambda {:.4} \
+                 K {:.4} H {:.4}; each pair's lengths shortened by ln(K m n)/H; E = {} x P",
+                p.lambda, p.k, p.h, db.sequences
+            ),
         };
         let note = self
-            .note
+            .fallback
             .as_ref()
             .map(|n| format!(" ({n})"))
             .unwrap_or_default();
@@ -1514,18 +1589,18 @@ fn published_parameters<P>(
     }
 }
 
-/// Checks, before anything is read, that `method` has parameters for
-/// `scoring` where it needs them ([`Method::Fixed`], [`Method::FixedFasta`]).
+/// Checks, before anything is read, that `method` can give every query
+/// statistics for `scoring` (what [`Statistics::new`] checks: the database
+/// does not matter).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming the gap costs the method's table has
-/// for the matrix, or why the matrix has none.
+/// [`Statistics::new`]'s.
 pub fn check_method(method: Method, scoring: &Scoring) -> Result<()> {
-    match method {
-        Method::Fitted => Ok(()),
-        Method::Fixed => published_parameters(scoring, fixed_parameters).map(|_| ()),
-        Method::FixedFasta => published_parameters(scoring, fasta_parameters).map(|_| ()),
-    }
+    let unknown = DatabaseSize {
+        sequences: 0,
+        residues: 0,
+    };
+    Statistics::new(method, scoring, unknown).map(|_| ())
 }
 
 /// The statistics of a search: the method, the scoring's published
@@ -1533,56 +1608,49 @@ pub fn check_method(method: Method, scoring: &Scoring) -> Result<()> {
 #[derive(Clone, Debug)]
 pub struct Statistics {
     method: Method,
+    scoring: Scoring,
     fixed: Option<KarlinAltschul>,
     fasta: Option<AltschulGish>,
     ungapped: Option<Ungapped>,
-    fixed_error: Option<String>,
     database: DatabaseSize,
 }
 
 impl Statistics {
     /// Checks that `method` can give E-values for `scoring` over `database`
-    /// before any search runs.
+    /// before any search runs: once it is made, every query gets its
+    /// statistics ([`Statistics::for_query`] cannot fail).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`]: [`Method::Fixed`] or
     /// [`Method::FixedFasta`] for a scoring without parameters in its table;
-    /// [`Method::Fitted`] over a database too small to fit (fewer than
-    /// [`MIN_FIT_SEQUENCES`] sequences) whose scoring has no published
-    /// parameters to fall back on.
+    /// [`Method::Fitted`] for a matrix without local alignment statistics
+    /// (its expected score is not negative, or no score is positive), whose
+    /// queries could have no fallback.
     pub fn new(method: Method, scoring: &Scoring, database: DatabaseSize) -> Result<Statistics> {
-        let fixed = published_parameters(scoring, fixed_parameters);
+        let fixed = match (method, published_parameters(scoring, fixed_parameters)) {
+            (Method::Fixed, Err(why)) => return Err(why),
+            (_, found) => found.ok(),
+        };
         let fasta = match method {
             Method::FixedFasta => Some(published_parameters(scoring, fasta_parameters)?),
             _ => None,
         };
-        let (fixed, fixed_error) = match fixed {
-            Ok(p) => (Some(p), None),
-            Err(e) => (None, Some(e.to_string())),
-        };
-        match (method, &fixed_error) {
-            (Method::Fixed, Some(why)) => return Err(Error::InvalidArgument(why.clone())),
-            (Method::Fitted, Some(_)) if (database.sequences as usize) < MIN_FIT_SEQUENCES => {
-                return Err(Error::InvalidArgument(format!(
-                    "the database has {} sequences, too few to fit the statistics (at least {}), \
-                     and matrix {} with gap open {} / extend {} has no published parameters to \
-                     use instead: search a larger database or use a built-in matrix with gap costs \
-                     from `--stats fixed`'s table",
-                    database.sequences,
-                    MIN_FIT_SEQUENCES,
-                    scoring.matrix.name(),
-                    scoring.gaps.open,
-                    scoring.gaps.extend
-                )));
-            }
-            _ => {}
+        let ungapped = ungapped_parameters(&scoring.matrix);
+        if method == Method::Fitted && fixed.is_none() && ungapped.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "matrix {} has no local alignment statistics (its expected score over \
+                 background residues is not negative, or no score is positive), so a query \
+                 whose scores cannot be fitted would have no E-values: use --stats none to rank \
+                 hits by raw score",
+                scoring.matrix.name()
+            )));
         }
         Ok(Statistics {
             method,
+            scoring: scoring.clone(),
             fixed,
             fasta,
-            ungapped: ungapped_parameters(&scoring.matrix),
-            fixed_error,
+            ungapped,
             database,
         })
     }
@@ -1617,60 +1685,80 @@ impl Statistics {
     }
 
     /// One query's statistics from its `scores` against every database
-    /// sequence (input order) and those sequences' `lengths`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when the fit is refused (too few scores, or
-    /// scores that do not vary) and there are no published parameters.
+    /// sequence (input order) and those sequences' `lengths`. With the
+    /// fitted method, a query whose scores cannot be fitted falls back, in
+    /// turn, to the published parameters, a fit of its scores against
+    /// random sequences ([`simulated`]) and the matrix's ungapped
+    /// parameters; [`QueryStatistics::fallback`] says why and which.
+    /// [`Method::RawScores`] gets the fitted statistics too (a caller that
+    /// wants none need not call this).
     pub fn for_query(
         &self,
-        query_length: usize,
+        query: &[u8],
         scores: &[i32],
         lengths: &SequenceLengths,
-    ) -> Result<QueryStatistics> {
-        let (model, note) = match (self.method, self.fixed) {
-            (Method::Fixed, Some(p)) => (self.fixed_model(p, query_length), None),
-            (Method::Fixed, None) => {
-                return Err(Error::InvalidArgument(
-                    self.fixed_error.clone().unwrap_or_default(),
-                ));
-            }
-            (Method::FixedFasta, _) => match self.fasta {
-                Some(p) => (Model::FixedFasta { parameters: p }, None),
-                // `new` refuses the method without parameters.
-                None => {
-                    return Err(Error::InvalidArgument(
-                        "--stats fixed-fasta: no parameters for this scoring".into(),
-                    ));
-                }
+    ) -> QueryStatistics {
+        let query_length = query.len();
+        let (model, fallback) = match (self.method, self.fixed, self.fasta) {
+            (Method::Fixed, Some(p), _) => (self.fixed_model(p, query_length), None),
+            (Method::FixedFasta, _, Some(p)) => (Model::FixedFasta { parameters: p }, None),
+            _ => match fit(scores, lengths, self.cap(query_length)) {
+                Some(f) => (Model::Fitted(f), None),
+                None => self.fallback(query, scores.len(), lengths),
             },
-            (Method::Fitted, fixed) => {
-                match (fit(scores, lengths, self.cap(query_length)), fixed) {
-                    (Some(f), _) => (Model::Fitted(f), None),
-                    (None, Some(p)) => (
-                        self.fixed_model(p, query_length),
-                        Some(format!(
-                            "too few or too uniform scores to fit (at least {MIN_FIT_SEQUENCES} varied \
-                         scores needed): fixed parameters used"
-                        )),
-                    ),
-                    (None, None) => {
-                        return Err(Error::InvalidArgument(format!(
-                            "the scores of a {query_length}-residue query cannot be fitted (at least \
-                         {MIN_FIT_SEQUENCES} varied scores needed) and the scoring has no published \
-                         parameters: {}",
-                            self.fixed_error.clone().unwrap_or_default()
-                        )));
-                    }
-                }
-            }
         };
-        Ok(QueryStatistics {
+        QueryStatistics {
             model,
             query_length,
             database: self.database,
-            note,
-        })
+            fallback,
+        }
+    }
+
+    /// The fitted method's fallback for `query`, whose `scored` database
+    /// scores could not be fitted: the model and why.
+    fn fallback(
+        &self,
+        query: &[u8],
+        scored: usize,
+        lengths: &SequenceLengths,
+    ) -> (Model, Option<String>) {
+        let refused = format!(
+            "its {scored} database scores cannot be fitted (at least {MIN_FIT_SEQUENCES} varied \
+             scores of sequences of {MIN_FIT_LENGTH} or more residues, in 5 length bins, are \
+             needed)"
+        );
+        if let Some(p) = self.fixed {
+            let why = format!("{refused}: BLAST's published parameters used");
+            return (self.fixed_model(p, query.len()), Some(why));
+        }
+        let unpublished = format!(
+            "{refused} and {} with gap open {} / extend {} has no published parameters",
+            self.scoring.matrix.name(),
+            self.scoring.gaps.open,
+            self.scoring.gaps.extend
+        );
+        let (scores, random_lengths) = simulated::simulated_scores(query, &self.scoring, lengths);
+        if let Some(f) = fit(&scores, &random_lengths, None) {
+            let why = format!(
+                "{unpublished}: fitted to its scores against {} random sequences",
+                scores.len()
+            );
+            return (Model::Simulated(f), Some(why));
+        }
+        let u = self
+            .ungapped
+            .expect("Statistics::new refuses the fitted method without ungapped parameters");
+        let why = format!(
+            "{unpublished}, and its scores against random sequences do not vary enough to fit \
+             either: the matrix's ungapped parameters used"
+        );
+        let parameters = AltschulGish {
+            lambda: u.lambda,
+            k: u.k,
+            h: u.h,
+        };
+        (Model::Ungapped { parameters }, Some(why))
     }
 }
 
@@ -1722,7 +1810,7 @@ mod tests {
                 sequences: scores.len() as u64,
                 residues: lengths.iter().sum::<usize>() as u64,
             },
-            note: None,
+            fallback: None,
         }
     }
 
@@ -1921,7 +2009,7 @@ mod tests {
             gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
         };
         let stats = Statistics::new(Method::Fixed, &scoring, db).unwrap();
-        let q = stats.for_query(144, &[], &no_lengths()).unwrap();
+        let q = stats.for_query(&[0; 144], &[], &no_lengths());
         let Model::Fixed {
             search_space,
             length_adjustment,
@@ -1980,7 +2068,7 @@ mod tests {
                 f[1].parse().unwrap(),
                 f[2].parse().unwrap(),
             );
-            let q = stats.for_query(m, &[], &no_lengths()).unwrap();
+            let q = stats.for_query(&vec![0; m], &[], &no_lengths());
             let e = q.evalue(score, n);
             assert_eq!(crate::output::blast_evalue(e), f[3], "{line}: {e}");
             assert_eq!(crate::output::blast_bits(q.bits(score, n)), f[4], "{line}");
@@ -2125,9 +2213,7 @@ mod tests {
             };
             assert_eq!((db.sequences, db.residues), (20_000, 9_055_569));
             let stats = Statistics::new(Method::Fitted, &scoring, db).unwrap();
-            let q = stats
-                .for_query(query_length, &scores, &lengths[..].into())
-                .unwrap();
+            let q = stats.for_query(&vec![0; query_length], &scores, &lengths[..].into());
             let theirs =
                 std::fs::read_to_string(format!("{dir}{query}_uni20k_ssearch36.tsv")).unwrap();
             let mut within = 0;
@@ -2324,7 +2410,7 @@ mod tests {
                     };
                     Statistics::new(Method::FixedFasta, &scoring, db).unwrap()
                 });
-            let q = stats.for_query(m, &[], &no_lengths()).unwrap();
+            let q = stats.for_query(&vec![0; m], &[], &no_lengths());
             let e = q.evalue(score, length);
             assert_eq!(c_two_digits(e), f[8], "{line}: {e}");
             assert_eq!(format!("{:.1}", q.bits(score, length)), f[7], "{line}");
@@ -2393,7 +2479,7 @@ mod tests {
                 sequences: 20_000,
                 residues: 9_055_569,
             },
-            note: None,
+            fallback: None,
         };
         let x = 0.05 * m * n * (-0.275f64 * 64.0).exp();
         assert!((q.evalue(64, 202) / (20_000.0 * x) - 1.0).abs() < 1e-6);
@@ -2434,24 +2520,62 @@ mod tests {
     }
 
     #[test]
-    fn a_small_database_falls_back_to_fixed_parameters_or_refuses() {
+    fn a_query_that_cannot_be_fitted_falls_back_in_turn() {
         let db = DatabaseSize {
             sequences: 4,
             residues: 400,
         };
-        let with = |open| Scoring {
+        let with = |open, extend| Scoring {
             matrix: crate::matrix::ScoreMatrix::by_name("blosum62").unwrap(),
-            gaps: crate::scoring::GapPenalty::new(open, 1).unwrap(),
+            gaps: crate::scoring::GapPenalty::new(open, extend).unwrap(),
         };
-        let stats = Statistics::new(Method::Fitted, &with(11), db).unwrap();
-        let q = stats
-            .for_query(50, &[1, 2, 3, 4], &[100; 4][..].into())
-            .unwrap();
+        let lengths: SequenceLengths = [100; 4][..].into();
+        let query: Vec<u8> = (0..50u8).map(|i| (i * 3) % 20).collect();
+        // Published parameters first.
+        let stats = Statistics::new(Method::Fitted, &with(11, 1), db).unwrap();
+        let q = stats.for_query(&query, &[1, 2, 3, 4], &lengths);
         assert!(matches!(q.model, Model::Fixed { .. }));
-        assert!(q.note.is_some());
-        let e = Statistics::new(Method::Fitted, &with(5), db)
+        assert!(q.fallback.as_ref().unwrap().contains("published"));
+        // None at 3/3: a fit of the query's scores against random sequences.
+        let stats = Statistics::new(Method::Fitted, &with(3, 3), db).unwrap();
+        let q = stats.for_query(&query, &[1, 2, 3, 4], &lengths);
+        let Model::Simulated(f) = &q.model else {
+            panic!("{:?}", q.model)
+        };
+        assert!(f.used >= MIN_FIT_SEQUENCES);
+        assert!(q.fallback.as_ref().unwrap().contains("random sequences"));
+        assert!(q.describe().contains("simulated"));
+        // A higher score is rarer; the E-values are finite and positive.
+        let (e20, e40) = (q.evalue(20, 100), q.evalue(40, 100));
+        assert!(e40 < e20 && e40 > 0.0 && e20.is_finite(), "{e20} {e40}");
+        // One residue of alanine scores 4 against nearly any sequence: its
+        // random scores do not vary, the matrix's ungapped parameters serve.
+        let q = stats.for_query(&[0], &[4, 4, 4, 4], &lengths);
+        let Model::Ungapped { parameters } = &q.model else {
+            panic!("{:?}", q.model)
+        };
+        assert!((parameters.lambda - 0.3176).abs() < 1e-4);
+        assert!(q.fallback.as_ref().unwrap().contains("ungapped"));
+        assert!(q.evalue(4, 100) > 1.0, "{}", q.evalue(4, 100));
+        // The same query gets the same statistics again.
+        let again = stats.for_query(&query, &[1, 2, 3, 4], &lengths);
+        assert_eq!(again, stats.for_query(&query, &[1, 2, 3, 4], &lengths));
+    }
+
+    #[test]
+    fn a_matrix_without_local_statistics_is_refused_before_the_search() {
+        let db = DatabaseSize {
+            sequences: 4,
+            residues: 400,
+        };
+        let scoring = Scoring {
+            matrix: crate::matrix::ScoreMatrix::from_scores("plus", [[2; 24]; 24]),
+            gaps: crate::scoring::GapPenalty::new(5, 1).unwrap(),
+        };
+        let e = Statistics::new(Method::Fitted, &scoring, db)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("too few to fit"), "{e}");
+        assert!(e.contains("--stats none"), "{e}");
+        assert!(Statistics::new(Method::RawScores, &scoring, db).is_ok());
     }
 }
