@@ -871,7 +871,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[0],
-            "target_id\tquery_aligned\ttarget_aligned\tcigar\tidentities\tquery_coverage"
+            "sseqid\tqseq\tsseq\tcigar\tnident\tqcovhsp"
         );
         assert_eq!(
             lines[1],
