@@ -66,7 +66,9 @@ pub struct GetArgs {
     /// Database: a `.wsw` file from `warpsw makedb`, or FASTA.
     #[arg(value_name = "DB")]
     pub db: PathBuf,
-    /// Ids of the sequences to print.
+    /// Ids of the sequences to print: the whole id, or its accession or
+    /// entry name (`P0AD86` or `LPT_ECOLI` for `sp|P0AD86|LPT_ECOLI`) where
+    /// only one record has it.
     #[arg(value_name = "ID", required = true)]
     pub ids: Vec<String>,
     /// Write the FASTA here instead of standard output (`-`); compressed
@@ -90,7 +92,8 @@ pub enum DeviceChoice {
 #[derive(Args, Debug, Clone)]
 pub struct ScoringArgs {
     /// Built-in substitution matrix: blosum45, blosum50, blosum62, blosum80,
-    /// blosum90, pam30, pam70, pam250.
+    /// blosum90, pam30, pam70, pam250 (any case; also as ssearch36 spells
+    /// them: BL62, P250).
     #[arg(long, default_value = "blosum62", conflicts_with = "matrix_file")]
     pub matrix: String,
     /// A substitution matrix in NCBI's text format (instead of --matrix).

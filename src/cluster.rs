@@ -325,7 +325,6 @@ struct Local {
     checksum: Checksum,
     sequences: usize,
     residues: u64,
-    upload_seconds: f64,
     notice: Option<String>,
 }
 
@@ -353,14 +352,12 @@ impl Local {
             checksum: part.checksum,
             sequences,
             residues,
-            upload_seconds: 0.0,
             notice: None,
         };
         if !db.is_empty() {
             let placement = rank_placement(placement, job)?;
             let opened = engine::open(placement, Arc::new(db), scoring.clone(), options)?;
             local.engine = Some(opened.engine);
-            local.upload_seconds = opened.upload_seconds;
             local.notice = opened.notice;
         }
         Ok(local)
@@ -379,7 +376,6 @@ impl Local {
         let local = job.settle(Local::open(file, job, scoring, placement, options))?;
         let batch_len = local.engine.as_ref().map_or(1, |e| e.batch_len()) as f64;
         let batch_len = job.max_f64(batch_len) as usize;
-        let upload_seconds = job.max_f64(local.upload_seconds);
         let engine = match &local.engine {
             Some(e) => e.description(),
             None => "nothing to search".into(),
@@ -413,7 +409,6 @@ impl Local {
             local,
             Agreed {
                 batch_len: batch_len.max(1),
-                upload_seconds,
                 checksums,
                 descriptions,
             },
@@ -437,8 +432,6 @@ impl Local {
 /// What the ranks agree on once every part is open.
 struct Agreed {
     batch_len: usize,
-    /// The slowest rank's preparation and upload.
-    upload_seconds: f64,
     /// Rank 0: every part's checksum, rank order.
     checksums: Vec<Checksum>,
     /// Rank 0: every rank's host, part and engine.
@@ -471,7 +464,7 @@ fn root(job: &Job, args: &SearchArgs) -> anyhow::Result<ExitCode> {
             let parts: Vec<Range<usize>> = (0..job.size).map(|k| file.range(k, job.size)).collect();
             let residues = file.total_residues();
             Ok(Ready {
-                upload_seconds: agreed.upload_seconds,
+                pack_seconds: None,
                 notice: local.notice.clone(),
                 scorer: ClusterScorer {
                     job,

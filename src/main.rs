@@ -117,9 +117,9 @@ fn makedb(args: cli::MakedbArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `warpsw get`: sequences by id, as FASTA (the full header, 60 residues a
-/// line). Every id
-/// is looked up before anything is written; an unknown one is an error.
+/// `warpsw get`: sequences by id or accession ([`find_record`]), as FASTA
+/// (the full header, 60 residues a line). Every id is looked up before
+/// anything is written; an unknown or ambiguous one is an error.
 fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     let target = args
@@ -132,28 +132,18 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
     for (sorted, &original) in db.original_order().iter().enumerate() {
         sorted_position[original as usize] = sorted;
     }
-    let by_id: std::collections::HashMap<&str, usize> = db
-        .ids()
-        .iter()
-        .enumerate()
-        .rev() // the first of duplicate ids (a FASTA database) wins
-        .map(|(original, id)| (id.as_str(), sorted_position[original]))
-        .collect();
     let wanted = args
         .ids
         .iter()
         .map(|id| {
-            by_id.get(id.as_str()).copied().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{}: no sequence has the id '{}'",
-                    args.db.display(),
-                    host::fasta::escape_controls(id)
-                )
-            })
+            find_record(db.ids(), id)
+                .map(|original| sorted_position[original])
+                .map_err(|why| anyhow::anyhow!("{}: {why}", args.db.display()))
         })
         .collect::<anyhow::Result<Vec<usize>>>()?;
-    for (id, sorted) in args.ids.iter().zip(wanted) {
+    for sorted in wanted {
         let original = db.original_index(sorted);
+        let id = db.id(original);
         match descriptions.get(original).filter(|d| !d.is_empty()) {
             Some(description) => writeln!(out, ">{id} {description}")?,
             None => writeln!(out, ">{id}")?,
@@ -164,6 +154,47 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
     }
     out.commit()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The record (input order) `wanted` names among `ids`: its whole id (the
+/// first of duplicates, in a FASTA database), else one `|`-separated field
+/// of a UniProt- or NCBI-style id past its database tag (`P0AD86` or
+/// `LPT_ECOLI` for `sp|P0AD86|LPT_ECOLI`), when one record alone has it.
+///
+/// # Errors
+/// A sentence: no record has the id, or several have the field (the
+/// first few named).
+fn find_record(ids: &[String], wanted: &str) -> Result<usize, String> {
+    if let Some(i) = ids.iter().position(|id| id == wanted) {
+        return Ok(i);
+    }
+    let fields = |id: &str| -> Vec<String> {
+        let parts: Vec<&str> = id.split('|').collect();
+        match parts.len() {
+            0..=2 => Vec::new(),
+            _ => parts[1..].iter().map(|p| p.to_string()).collect(),
+        }
+    };
+    let matching: Vec<usize> = ids
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| fields(id).iter().any(|f| f == wanted))
+        .map(|(i, _)| i)
+        .collect();
+    let shown = host::fasta::escape_controls(wanted);
+    match matching[..] {
+        [] => Err(format!("no sequence has the id or accession '{shown}'")),
+        [i] => Ok(i),
+        [..] => {
+            let named: Vec<&str> = matching.iter().take(5).map(|&i| ids[i].as_str()).collect();
+            Err(format!(
+                "'{shown}' is a field of {} ids ({}{}): give the whole id",
+                matching.len(),
+                named.join(", "),
+                if matching.len() > 5 { ", ..." } else { "" }
+            ))
+        }
+    }
 }
 
 /// A database (`.wsw` or FASTA) with its descriptions, input order.

@@ -1,30 +1,66 @@
 //! A progress bar counted in cells (query residues × target residues), the
 //! unit of the work itself: a run of one long query moves as steadily as one
-//! of many short ones. Shows the rate (GCUPS) and the time left; hidden when
-//! standard error is not a terminal or with `--quiet`.
+//! of many short ones. Shows the rate (GCUPS) and the time left. When
+//! standard error is not a terminal (a batch job, a pipeline, Slurm's log)
+//! a plain line says the same every [`LOG_INTERVAL`] instead
+//! (`WARPSW_PROGRESS_SECONDS` sets another interval); `--quiet` shows
+//! neither.
 //!
 //! `search` and `bench` advance it per query; `align` and `allpairs` per
 //! window of pairs (whatever the engine reports, in cells).
 
 use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+/// How often the plain progress line is printed where standard error is
+/// not a terminal.
+pub const LOG_INTERVAL: Duration = Duration::from_secs(10);
+
+/// The environment variable that sets [`LOG_INTERVAL`] in seconds.
+pub const LOG_INTERVAL_VARIABLE: &str = "WARPSW_PROGRESS_SECONDS";
 
 /// A cell-counting progress bar (see the module docs).
 pub struct CellProgress {
     bar: ProgressBar,
+    /// The plain progress lines' thread, where standard error is not a
+    /// terminal, and its stop flag.
+    log: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
 }
 
 impl CellProgress {
     /// A bar for `total_cells`, drawn on standard error when it is a
-    /// terminal and `quiet` is not set.
+    /// terminal and `quiet` is not set; else, without `quiet`, a plain line
+    /// every [`LOG_INTERVAL`].
     pub fn new(total_cells: u128, what: &str, quiet: bool) -> CellProgress {
-        let target = if quiet || !std::io::stderr().is_terminal() {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
-        Self::with_target(total_cells, what, target)
+        if quiet {
+            return Self::with_target(total_cells, what, ProgressDrawTarget::hidden());
+        }
+        if std::io::stderr().is_terminal() {
+            return Self::with_target(total_cells, what, ProgressDrawTarget::stderr());
+        }
+        let mut progress = Self::with_target(total_cells, what, ProgressDrawTarget::hidden());
+        let interval = log_interval();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (bar, stopped) = (progress.bar.clone(), stop.clone());
+        let started = Instant::now();
+        let thread = std::thread::spawn(move || {
+            let mut next = interval;
+            while !stopped.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(50).min(interval));
+                let elapsed = started.elapsed();
+                if elapsed >= next {
+                    eprintln!("warpsw: progress: {}", log_line(&bar, elapsed));
+                    next += interval;
+                }
+            }
+        });
+        progress.log = Some((stop, thread));
+        progress
     }
 
     /// A bar drawn to `target`.
@@ -54,7 +90,7 @@ impl CellProgress {
             bar.tick();
             bar.enable_steady_tick(std::time::Duration::from_millis(500));
         }
-        CellProgress { bar }
+        CellProgress { bar, log: None }
     }
 
     /// Counts `cells` more as done.
@@ -74,10 +110,54 @@ impl CellProgress {
         self.bar.suspend(f)
     }
 
-    /// Removes the bar.
+    /// Removes the bar (stops the plain lines).
     pub fn finish(&self) {
+        if let Some((stop, _)) = &self.log {
+            stop.store(true, Ordering::Release);
+        }
         self.bar.finish_and_clear();
     }
+}
+
+impl Drop for CellProgress {
+    fn drop(&mut self) {
+        if let Some((stop, thread)) = self.log.take() {
+            stop.store(true, Ordering::Release);
+            let _ = thread.join();
+        }
+    }
+}
+
+/// [`LOG_INTERVAL`], or `WARPSW_PROGRESS_SECONDS` where it is a positive
+/// number.
+fn log_interval() -> Duration {
+    std::env::var(LOG_INTERVAL_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(LOG_INTERVAL, Duration::from_secs_f64)
+}
+
+/// The plain progress line: cells done of all, the queries' message, the
+/// rate so far, the time spent and the time left at that rate.
+fn log_line(bar: &ProgressBar, elapsed: Duration) -> String {
+    let (done, total) = (bar.position() as f64, bar.length().unwrap_or(0) as f64);
+    let seconds = elapsed.as_secs_f64();
+    let rate = if seconds > 0.0 { done / seconds } else { 0.0 };
+    let left = match rate > 0.0 {
+        true => format!("{:.0} s left", (total - done).max(0.0) / rate),
+        false => "time left unknown".to_string(),
+    };
+    let percent = if total > 0.0 {
+        100.0 * done / total
+    } else {
+        0.0
+    };
+    format!(
+        "{percent:.0}% of {total:.2e} cells{}, {:.1} GCUPS, {seconds:.0} s, {left}",
+        bar.message(),
+        rate / 1e9
+    )
 }
 
 fn saturate(cells: u128) -> u64 {
@@ -97,5 +177,10 @@ mod tests {
         assert_eq!(saturate(u128::MAX), u64::MAX);
         progress.queries_scored(512, 4136);
         assert_eq!(progress.bar.message(), ", 512 of 4136 queries scored");
+        let line = log_line(&progress.bar, Duration::from_secs(2));
+        assert_eq!(
+            line,
+            "30% of 5.15e6 cells, 512 of 4136 queries scored, 0.0 GCUPS, 2 s, 5 s left"
+        );
     }
 }

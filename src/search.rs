@@ -130,6 +130,7 @@ pub fn load_db(path: &Path) -> anyhow::Result<Database> {
     }
     let records = read_fasta(path).context("reading the database")?;
     warn_duplicates(path, &records);
+    warn_nucleotides(path, &records);
     Ok(Database::try_from_records(records)?)
 }
 
@@ -141,6 +142,7 @@ pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<S
     }
     let records = read_fasta(path).context("reading the database")?;
     warn_duplicates(path, &records);
+    warn_nucleotides(path, &records);
     let descriptions = records.iter().map(|r| r.description.clone()).collect();
     Ok((Database::try_from_records(records)?, descriptions))
 }
@@ -149,7 +151,35 @@ pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<S
 pub fn load_queries(path: &Path) -> anyhow::Result<Vec<Record>> {
     let records = read_fasta(path).context("reading the queries")?;
     warn_duplicates(path, &records);
+    warn_nucleotides(path, &records);
     Ok(records)
+}
+
+/// Warns when records look like nucleotides
+/// ([`host::alphabet::looks_like_nucleotides`]): warpsw would search them
+/// as protein, and find nonsense hits.
+pub fn warn_nucleotides(path: &Path, records: &[Record]) {
+    let dna: Vec<&Record> = records
+        .par_iter()
+        .filter(|r| host::alphabet::looks_like_nucleotides(&r.codes))
+        .collect();
+    if dna.is_empty() {
+        return;
+    }
+    let named: Vec<String> = dna
+        .iter()
+        .take(5)
+        .map(|r| format!("'{}'", host::fasta::escape_controls(&r.id)))
+        .collect();
+    eprintln!(
+        "warpsw: warning: {}: {} of {} look like nucleotides (90 % or more A, C, G, T, U, N): {}{}; \
+         warpsw compares proteins, and reads them as amino acids",
+        path.display(),
+        count(dna.len() as u64, "record", "records"),
+        records.len(),
+        named.join(", "),
+        if dna.len() > named.len() { ", ..." } else { "" }
+    );
 }
 
 /// Warns (as `makeblastdb` would refuse) when two records share an id: the
@@ -218,6 +248,10 @@ pub struct Prepared {
     pub wants_descriptions: bool,
     /// `--quiet`.
     pub quiet: bool,
+    /// When the search began (before the options were checked).
+    pub started: Instant,
+    /// Seconds spent reading the queries.
+    pub queries_seconds: f64,
 }
 
 /// `--evalue`'s default.
@@ -281,6 +315,7 @@ pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, Se
 /// Checks every option and the output (created here), then reads the
 /// queries; the database is not touched.
 pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
+    let started = Instant::now();
     // Everything the user chose is checked before any file is read.
     let (scoring, placement, mut options) = engine_setup(args)?;
     check_method(args.stats, &scoring)?;
@@ -299,7 +334,9 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(STANDARD_STREAM));
     let out = OutputFile::create(&target, &[query_path, db_path])?;
+    let queries_started = Instant::now();
     let queries = load_queries(query_path)?;
+    let queries_seconds = queries_started.elapsed().as_secs_f64();
     options.queries = queries.len();
     let wants_descriptions = args.format == Format::Pairwise
         || columns
@@ -319,6 +356,8 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         queries,
         wants_descriptions,
         quiet: args.quiet,
+        started,
+        queries_seconds,
     })
 }
 
@@ -371,8 +410,9 @@ impl Scorer for Box<dyn engine::Engine> {
 pub struct Ready<S> {
     /// The scorer, database resident.
     pub scorer: S,
-    /// Seconds spent preparing and uploading the database.
-    pub upload_seconds: f64,
+    /// Seconds spent packing the database, of the time opening the scorer
+    /// took (`None`: not told apart).
+    pub pack_seconds: Option<f64>,
     /// How the engine differs from what was asked (said once, unless
     /// `--quiet`).
     pub notice: Option<String>,
@@ -401,7 +441,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
         let opened = engine::open(placement, engine_db, scoring, &options)?;
         Ok(Ready {
             scorer: opened.engine,
-            upload_seconds: opened.upload_seconds,
+            pack_seconds: opened.pack_seconds,
             notice: opened.notice,
         })
     })?;
@@ -432,6 +472,8 @@ pub fn search<S: Scorer>(
         mut out,
         queries,
         quiet,
+        started: search_started,
+        queries_seconds,
         ..
     } = prepared;
     let database = DatabaseSize {
@@ -467,7 +509,9 @@ pub fn search<S: Scorer>(
     out.checkpoint().map_err(written)?;
     let realign = hits_out.needs_alignments();
 
+    let open_started = Instant::now();
     let ready = open()?;
+    let open_seconds = open_started.elapsed().as_secs_f64();
     if let Some(why) = &ready.notice
         && !quiet
     {
@@ -485,7 +529,7 @@ pub fn search<S: Scorer>(
     let started = Instant::now();
     let mut cells = 0u128;
     let mut finished = 0usize;
-    let mut report_seconds = 0.0;
+    let mut time = SearchTime::default();
     let mut models = StatisticsTally::default();
     // The reports (statistics, ranking, realignment) of the batches scored
     // so far are made on another thread while the scorer scores the next
@@ -510,11 +554,10 @@ pub fn search<S: Scorer>(
             None => scored_upto,
             Some(_) => queries.len(),
         };
-        let (scored, reported) = std::thread::scope(|s| {
+        let (scored, reported, waited) = std::thread::scope(|s| {
             let report = s.spawn(|| {
                 let (first, group_scores) = reporting?;
                 let group = &queries[first..first + group_scores.len()];
-                let report_started = Instant::now();
                 let reports = report_batch(
                     group,
                     group_scores,
@@ -530,8 +573,9 @@ pub fn search<S: Scorer>(
                     realign,
                 );
                 report_done.store(true, Ordering::Release);
-                Some((group, reports, report_started.elapsed().as_secs_f64()))
+                Some((group, reports))
             });
+            let scoring_started = Instant::now();
             let mut scores = Vec::new();
             let mut error = None;
             let mut next = first_unscored;
@@ -557,20 +601,24 @@ pub fn search<S: Scorer>(
                     break;
                 }
             }
+            let scored_at = Instant::now();
             let reported = report
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            ((scores, error), reported)
+            let waited = scored_at.elapsed().as_secs_f64();
+            time.scoring += (scored_at - scoring_started).as_secs_f64();
+            ((scores, error), reported, waited)
         });
-        if let Some((group, reports, report_time)) = reported {
-            report_seconds += report_time;
-            let reports = match reports {
+        if let Some((group, reports)) = reported {
+            let (reports, report_time) = match reports {
                 Ok(reports) => reports,
                 Err(e) => {
                     bar.finish();
                     return Err(keep_finished(out, finished, e));
                 }
             };
+            time.reported(report_time, waited);
+            let writing = Instant::now();
             // Each finished query is written and handed to the system at
             // once: an interrupted run keeps it (in FILE.partial).
             for (q, hits) in group.iter().zip(&reports) {
@@ -580,6 +628,7 @@ pub fn search<S: Scorer>(
                 cells += q.codes.len() as u128 * residues;
                 finished += 1;
             }
+            time.writing += writing.elapsed().as_secs_f64();
         }
         let (new_scores, error) = scored;
         if !new_scores.is_empty() {
@@ -599,17 +648,23 @@ pub fn search<S: Scorer>(
     }
     let seconds = started.elapsed().as_secs_f64();
     bar.finish();
+    let writing = Instant::now();
     hits_out.finish(&mut out).map_err(written)?;
     out.commit()?;
+    time.writing += writing.elapsed().as_secs_f64();
+    time.queries_read = queries_seconds;
+    time.database_read = read_seconds;
+    time.open = open_seconds;
+    time.packing = ready.pack_seconds;
+    time.gpu = !matches!(placement, Placement::Cpu);
 
     if !quiet {
         for line in models.fallbacks() {
             eprintln!("warpsw: statistics: {line}");
         }
         eprintln!(
-            "warpsw: {} x {} ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS \
-             [{}; database read {:.2} s, prepared/uploaded {:.2} s; statistics and alignments {:.3} s \
-             of it; statistics {}]",
+            "warpsw: {} x {} ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS [{}]; {}; \
+             statistics {}",
             count(queries.len() as u64, "query", "queries"),
             count(db.len() as u64, "sequence", "sequences"),
             db.total_residues(),
@@ -617,9 +672,7 @@ pub fn search<S: Scorer>(
             seconds,
             gcups(cells, seconds),
             scorer.description(),
-            read_seconds,
-            ready.upload_seconds,
-            report_seconds,
+            time.summary(search_started.elapsed().as_secs_f64()),
             models.summary(database),
         );
     }
@@ -647,7 +700,8 @@ fn report_batch<'q>(
     top: usize,
     max_ln_evalue: f64,
     realign: bool,
-) -> anyhow::Result<Vec<QueryHits<'q>>> {
+) -> anyhow::Result<(Vec<QueryHits<'q>>, ReportTime)> {
+    let statistics_started = Instant::now();
     // Statistics and ranking, the batch's queries side by side.
     type Ranked = (Option<QueryStatistics>, Vec<usize>, Vec<i32>);
     let ranked: Vec<Ranked> = batch
@@ -676,6 +730,8 @@ fn report_batch<'q>(
         })
         .collect();
 
+    let statistics_seconds = statistics_started.elapsed().as_secs_f64();
+    let alignments_started = Instant::now();
     // Every reported pair of the batch, realigned in one call, unless the
     // output prints nothing of the alignments (`realign` false).
     // A target reported for several queries is listed once.
@@ -758,7 +814,96 @@ fn report_batch<'q>(
             hits,
         });
     }
-    Ok(reports)
+    let time = ReportTime {
+        statistics: statistics_seconds,
+        alignments: alignments_started.elapsed().as_secs_f64(),
+    };
+    Ok((reports, time))
+}
+
+/// A batch's report, timed: its statistics and ranking, then its
+/// alignments (the rest of [`report_batch`]).
+#[derive(Clone, Copy)]
+struct ReportTime {
+    statistics: f64,
+    alignments: f64,
+}
+
+/// Where a search's time went, in parts that do not overlap and add up to
+/// its whole: the reports (statistics, alignments) run beside the scoring
+/// of the next batch, and count here only for the time the search waited
+/// for them.
+#[derive(Default)]
+struct SearchTime {
+    queries_read: f64,
+    database_read: f64,
+    /// Opening the engine: packing, and on GPUs their start, the modules'
+    /// loading and the upload.
+    open: f64,
+    /// Of `open`, the packing, where the engine tells it apart.
+    packing: Option<f64>,
+    /// Whether the engine runs on GPUs.
+    gpu: bool,
+    /// Waiting for the engine's scores.
+    scoring: f64,
+    /// Waiting for statistics and ranking.
+    statistics: f64,
+    /// Waiting for alignments.
+    alignments: f64,
+    /// Writing the hits (and committing the output).
+    writing: f64,
+    /// Statistics and alignments in all, beside the scoring or not.
+    statistics_total: f64,
+    alignments_total: f64,
+}
+
+impl SearchTime {
+    /// A report that took `time` and that the search waited `waited`
+    /// seconds for after its scoring: the alignments ran last, so the wait
+    /// is theirs first.
+    fn reported(&mut self, time: ReportTime, waited: f64) {
+        let alignments = waited.min(time.alignments);
+        self.alignments += alignments;
+        self.statistics += (waited - alignments).min(time.statistics);
+        self.statistics_total += time.statistics;
+        self.alignments_total += time.alignments;
+    }
+
+    /// The parts, with what is left of `whole` as `other`, and the reports'
+    /// whole time.
+    fn summary(&self, whole: f64) -> String {
+        let mut parts = vec![
+            ("queries read", self.queries_read),
+            ("database read", self.database_read),
+        ];
+        match (self.packing, self.gpu) {
+            (_, false) => parts.push(("database packed", self.open)),
+            (Some(packing), true) => {
+                parts.push(("database packed", packing));
+                parts.push(("GPU start and upload", self.open - packing));
+            }
+            (None, true) => parts.push(("GPU start, packing and upload", self.open)),
+        }
+        parts.extend([
+            ("scoring", self.scoring),
+            ("statistics", self.statistics),
+            ("alignments", self.alignments),
+            ("writing", self.writing),
+        ]);
+        let known: f64 = parts.iter().map(|(_, s)| s).sum();
+        parts.push(("other", (whole - known).max(0.0)));
+        let listed: Vec<String> = parts
+            .iter()
+            .map(|(what, s)| format!("{what} {s:.3}"))
+            .collect();
+        format!(
+            "{whole:.3} s in all: {} (statistics {:.3} s and alignments {:.3} s in all, the rest \
+             beside the scoring)",
+            listed.join(", "),
+            self.statistics_total,
+            self.alignments_total
+        )
+    }
 }
 
 /// The error of a search that failed after `finished` queries: their hits

@@ -14,3 +14,4 @@ mod ptx;
 mod stats;
 mod traceback;
 mod vector_kernels;
+mod words;

@@ -37,6 +37,39 @@ const ENCODE: [u8; 256] = {
     table
 };
 
+/// Shortest sequence [`looks_like_nucleotides`] judges: a peptide of a few
+/// residues may be all A, C, G and T by chance.
+pub const NUCLEOTIDE_MIN_LENGTH: usize = 20;
+
+/// Whether `codes` (at least [`NUCLEOTIDE_MIN_LENGTH`] of them) look like a
+/// nucleotide sequence read as protein: 90 % or more A, C, G, T, N or U (U
+/// is read as X, so X counts, where half are A, C, G, T or N). A protein is
+/// almost never so.
+///
+/// ```
+/// use host::alphabet::{encode_all, looks_like_nucleotides};
+/// assert!(looks_like_nucleotides(&encode_all(b"ATGGCGTTAACCGGTTAAACGTTGCAN").unwrap()));
+/// assert!(!looks_like_nucleotides(&encode_all(b"MKVLAAGIVGWWHEKLPQSTRNDE").unwrap()));
+/// assert!(!looks_like_nucleotides(&encode_all(b"ACGT").unwrap()));
+/// assert!(looks_like_nucleotides(&encode_all(b"AUGGCGUUAACCGGUUAAACGUUGCA").unwrap()));
+/// assert!(!looks_like_nucleotides(&encode_all(b"XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX").unwrap()));
+/// ```
+pub fn looks_like_nucleotides(codes: &[u8]) -> bool {
+    if codes.len() < NUCLEOTIDE_MIN_LENGTH {
+        return false;
+    }
+    let count = |letters: &[u8]| {
+        codes
+            .iter()
+            .filter(|&&c| letters.contains(&decode(c)))
+            .count()
+    };
+    let bases = count(b"ACGTN");
+    // U reads as X, so X counts too, but a sequence masked with X (mostly
+    // X, few bases) is a protein.
+    10 * (bases + count(b"X")) >= 9 * codes.len() && 2 * bases >= codes.len()
+}
+
 /// The code of a FASTA letter, or `None` if it is not a residue letter.
 ///
 /// ```

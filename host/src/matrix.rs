@@ -53,6 +53,21 @@ pub const BUILTIN: &[&str] = &[
 ];
 
 /// The NCBI text of a built-in matrix, by its lower-case name.
+/// A built-in matrix's name from the ways users spell it: any case, and
+/// ssearch36's short forms (`BL62` for BLOSUM62, `P250` for PAM250).
+fn canonical_name(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let short = |prefix: &str, full: &str| {
+        lower
+            .strip_prefix(prefix)
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map(|n| format!("{full}{n}"))
+    };
+    short("bl", "blosum")
+        .or_else(|| short("p", "pam"))
+        .unwrap_or(lower)
+}
+
 fn builtin_text(lower_name: &str) -> Option<&'static str> {
     Some(match lower_name {
         "blosum45" => include_str!("../data/matrices/BLOSUM45"),
@@ -162,9 +177,13 @@ impl ScoreMatrix {
     /// let w = encode(b'W').unwrap();
     /// assert_eq!(m.score(w, w), 17);
     /// assert!(host::matrix::ScoreMatrix::by_name("blosum100").is_err());
+    /// // As ssearch36 spells them.
+    /// let bl62 = host::matrix::ScoreMatrix::by_name("BL62").unwrap();
+    /// assert_eq!(bl62.name(), "blosum62");
+    /// assert_eq!(host::matrix::ScoreMatrix::by_name("P250").unwrap().name(), "pam250");
     /// ```
     pub fn by_name(name: &str) -> Result<ScoreMatrix> {
-        let lower = name.to_ascii_lowercase();
+        let lower = canonical_name(name);
         match builtin_text(&lower) {
             Some(text) => Self::parse_ncbi(text, &lower),
             None => Err(Error::UnknownMatrix {

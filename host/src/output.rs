@@ -387,15 +387,18 @@ pub fn blast_evalue(e: f64) -> String {
 
 /// A bit score as BLAST's tabular output prints it: one decimal up to 99.9,
 /// the whole part above (cut, not rounded: blastp prints 1441 for
-/// 1441.8), an exponent above 9999.
+/// 1441.8), an exponent above 99999, as BLAST+'s formatter has it (a
+/// titin-sized self-hit of 59,689 bits prints 59689).
 ///
 /// ```
 /// use host::output::blast_bits;
 /// assert_eq!(blast_bits(98.64), "98.6");
 /// assert_eq!(blast_bits(209.9), "209");
+/// assert_eq!(blast_bits(59_689.7), "59689");
+/// assert_eq!(blast_bits(123_456.0), "1.235e+05");
 /// ```
 pub fn blast_bits(bits: f64) -> String {
-    if bits > 9999.0 {
+    if bits > 99_999.0 {
         c_exponential(bits, 3)
     } else if bits > 99.9 {
         format!("{}", bits.trunc())
@@ -869,10 +872,7 @@ mod tests {
         w.query(&mut out, &q).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(
-            lines[0],
-            "sseqid\tqseq\tsseq\tcigar\tnident\tqcovhsp"
-        );
+        assert_eq!(lines[0], "sseqid\tqseq\tsseq\tcigar\tnident\tqcovhsp");
         assert_eq!(
             lines[1],
             "t0\tMKVLAAGIVGWWHEKLPQ\tMKVLSAGIVG--HEKLPQ\t10M2I6M\t15\t100"

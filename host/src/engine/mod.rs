@@ -108,6 +108,9 @@ pub struct Opened {
     pub notice: Option<String>,
     /// Seconds spent preparing and uploading the database.
     pub upload_seconds: f64,
+    /// Of those, the seconds spent packing it, where the engine tells them
+    /// apart (the CPU engine and one GPU holding the database).
+    pub pack_seconds: Option<f64>,
 }
 
 /// What a search asks of the engines besides the database and scoring.
@@ -201,10 +204,12 @@ pub fn open(
     let cpu = |notice| {
         let plan = Plan::new(options.kernel, Target::Cpu, &db, gaps);
         let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), plan);
+        let seconds = started.elapsed().as_secs_f64();
         Ok(Opened {
             engine: Box::new(engine),
             notice,
-            upload_seconds: started.elapsed().as_secs_f64(),
+            upload_seconds: seconds,
+            pack_seconds: Some(seconds),
         })
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
@@ -226,6 +231,7 @@ pub fn open(
         let budget = options.memory.smallest_free(&ordinals)?;
         let holds = budget.holds(&db);
         let resident_one = ordinals.len() == 1 && holds;
+        let mut pack_seconds = None;
         let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], holds) {
             ([ordinal], true) => {
                 // Batches of queries only here: the one GPU that holds
@@ -274,6 +280,7 @@ pub fn open(
                     notice = Some(join_notices(notice, unused));
                 }
                 let seconds = engine.upload_seconds();
+                pack_seconds = Some(engine.pack_seconds());
                 (Box::new(engine), seconds)
             }
             ([ordinal], false) => {
@@ -314,6 +321,7 @@ pub fn open(
             engine,
             notice,
             upload_seconds,
+            pack_seconds,
         })
     };
     match placement {

@@ -484,6 +484,11 @@ impl GpuEngine {
         self.upload_seconds
     }
 
+    /// Of [`GpuEngine::upload_seconds`], the seconds spent packing chunks.
+    pub fn pack_seconds(&self) -> f64 {
+        self.pack_seconds
+    }
+
     /// The sorted positions this engine scores (those of its chunks, in
     /// order): [`GpuEngine::read_scores`] gives one score per position.
     pub fn positions(&self) -> Range<usize> {
