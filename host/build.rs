@@ -1,7 +1,7 @@
 //! Compiles `gpu-kernels/` to PTX and hands its path to the host library.
 //!
 //! This plays the role of Rust-CUDA's `cuda_builder`, with rustc's own
-//! `nvptx64-nvidia-cuda` target (DESIGN.md §2): a nested
+//! `nvptx64-nvidia-cuda` target (docs/design.md §2): a nested
 //! `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm`
 //! with its own target directory, so it neither deadlocks on the outer build's
 //! lock nor inherits host `RUSTFLAGS`. It runs twice: for baseline `sm_80`

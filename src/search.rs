@@ -922,7 +922,7 @@ fn keep_finished(out: OutputFile, finished: usize, error: anyhow::Error) -> anyh
     }
 }
 
-/// GCUPS = |Q| × |D| / t / 1e9 (DESIGN.md §4): cells over wall time from
+/// GCUPS = |Q| × |D| / t / 1e9 (docs/design.md §4): cells over wall time from
 /// query submitted to sorted hits, database already resident.
 pub fn gcups(cells: u128, seconds: f64) -> f64 {
     if seconds > 0.0 {

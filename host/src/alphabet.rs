@@ -1,4 +1,4 @@
-//! Alphabet: takes FASTA letters and returns residue codes (DESIGN.md §4).
+//! Alphabet: takes FASTA letters and returns residue codes (docs/design.md §4).
 //!
 //! The 20 amino acids and `B Z X *` in the order of NCBI's matrix files
 //! (`ARNDCQEGHILKMFPSTWYVBZX*`) get codes `0..24`; `U` (selenocysteine),

@@ -2,7 +2,7 @@
 //! residue codes.
 //!
 //! Parsing is needletail's (`needletail::parser::FastaReader`); this module
-//! adds what warpsw needs on top (DESIGN.md §4):
+//! adds what warpsw needs on top (docs/design.md §4):
 //!
 //! * **gzip** is recognised by its magic bytes (`1f 8b`), whatever the file's
 //!   name, and decompressed with flate2's `MultiGzDecoder` (concatenated

@@ -39,7 +39,7 @@
 //!
 //! Letters are ASCII letters or `*`, case-insensitive. **Extra letters** (such
 //! as `U`, `O` or `J` in some matrices) are validated like the others and then
-//! ignored: warpsw scores `U`, `O` and `J` as `X` (DESIGN.md §4).
+//! ignored: warpsw scores `U`, `O` and `J` as `X` (docs/design.md §4).
 
 use std::path::Path;
 

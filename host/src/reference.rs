@@ -12,7 +12,7 @@
 //!
 //! Sequences are residue codes ([`crate::alphabet`]); `s(a, b)` is
 //! [`ScoreMatrix::score`]. A gap of length k costs `open + k * extend`
-//! ([`GapPenalty`], DESIGN.md §4). An alignment's score is the sum of `s` over
+//! ([`GapPenalty`], docs/design.md §4). An alignment's score is the sum of `s` over
 //! its aligned pairs minus the cost of each gap, a gap being a maximal run of
 //! consecutive residues of one sequence aligned to nothing. A gap in the query
 //! may directly follow a gap in the target (and vice versa); each pays its
