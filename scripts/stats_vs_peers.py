@@ -10,7 +10,9 @@ score, bitscore, evalue). The peer's: the same tabular columns (blastp
 -outfmt 6, ssearch36 -m 8), or ssearch36's `-m 9` listing (its best-scores
 lines carry the raw score, the bits and the E-value as it prints them):
 
-* per query, whether the targets with E < 0.001 are the same set;
+* per query, whether the targets with E < 0.001 are the same set, and the
+  mean over the queries of the sets' Jaccard index (shared / either; 1 for
+  a query where both are empty);
 * of the peer's hits with E < 10, how many warpsw reports with E < 10 and
   how many have E-values within a factor 2 (split at E = 0.001), with the
   median ratio warpsw / peer;
@@ -193,9 +195,11 @@ def main():
 
     queries = sorted({q for q, _ in peer} | {q for q, _ in ours})
     same_sets = 0
+    jaccard = []
     for q in queries:
         a = {t for (qq, t), h in ours.items() if qq == q and h[0] < 1e-3}
         b = {t for (qq, t), h in peer.items() if qq == q and h[0] < 1e-3}
+        jaccard.append(len(a & b) / len(a | b) if a | b else 1.0)
         if a == b:
             same_sets += 1
         else:
@@ -211,7 +215,8 @@ def main():
     mid_within = [k for k in mid if k in within]
     share = 100.0 * len(within) / max(len(significant), 1)
     median = statistics.median(ratios.values()) if ratios else float("nan")
-    print(f"queries whose hits with E < 0.001 are the same set: {same_sets} / {len(queries)}")
+    print(f"queries whose hits with E < 0.001 are the same set: {same_sets} / {len(queries)}; "
+          f"mean Jaccard index of the two sets: {statistics.fmean(jaccard) if jaccard else 1.0:.3f}")
     print(f"peer's hits with E < 10: {len(significant)}; reported here with E < 10: {len(reported)}")
     print(f"E within a factor 2: {len(within)} ({share:.1f} %); "
           f"of E < 0.001: {len(low_within)} / {len(low)}; of 0.001 <= E < 10: {len(mid_within)} / {len(mid)}")

@@ -21,7 +21,9 @@
 //!      around the line.
 //!   2. A first fit over every score, each capped at [`first_fit_cap`]
 //!      (the score whose ungapped Karlin–Altschul E-value would be 0.01, so
-//!      that a family of homologs with huge scores cannot tilt it), picks
+//!      that a family of homologs with huge scores cannot tilt it; with the
+//!      ungapped λ and K that ssearch36 computes, [`ssearch_cap_parameters`]:
+//!      with hundreds of homologs the cap decides what is trimmed), picks
 //!      the scores to leave out: z-scores above [`trim_threshold`] (an
 //!      E-value below 1: fewer than one unrelated sequence expected to
 //!      score as high; probable homologs) or below [`LOW_TRIM_Z`].
@@ -793,21 +795,62 @@ pub struct Ungapped {
 /// assert_eq!(format!("{:.4} {:.3} {:.4}", p.lambda, p.k, p.h), "0.3176 0.134 0.4012");
 /// ```
 pub fn ungapped_parameters(matrix: &crate::matrix::ScoreMatrix) -> Option<Ungapped> {
+    let residues: Vec<(u8, f64)> = (0..20u8)
+        .map(|a| (a, ROBINSON_FREQUENCIES[a as usize]))
+        .collect();
+    karlin_altschul(matrix, &residues, &residues)
+}
+
+/// The ungapped λ, K and H that `ssearch36` (FASTA 36.3.8) puts into its
+/// first fit's cap ([`first_fit_cap`]), which are not
+/// [`ungapped_parameters`]: FASTA 36 indexes its matrix in NCBI's `stdaa`
+/// order (`ABCDEFGHIKLMNPQRSTVW…`) but pairs it with its Robinson
+/// frequencies listed in `ARNDCQEGHILKMFPSTWYV` order, so the i-th
+/// frequency weighs the i-th `stdaa` letter (B takes R's, Y none), and the
+/// second residue of a pair runs over the first 19 letters only (no W),
+/// the distribution renormalized. For BLOSUM62 this gives λ 0.2983,
+/// K 0.1309 instead of 0.3176, 0.134: a cap about 6 higher. The cap decides
+/// which scores the first fit, and so the trimming, sees; for a query with
+/// hundreds of homologs (an ABC transporter against UniProt) a cap 6 lower
+/// trims a few dozen more of them and drops other bins, the variance comes
+/// out 5–10 % smaller and the E-values of its strong hits several times
+/// smaller than ssearch36's. With these parameters the trimmed scores and
+/// dropped bins are ssearch36's (benches/RESULTS.md). `None` as for
+/// [`ungapped_parameters`] (the fit's cap then takes those).
+pub fn ssearch_cap_parameters(matrix: &crate::matrix::ScoreMatrix) -> Option<Ungapped> {
+    let code = |letter: u8| crate::alphabet::encode(letter).expect("an amino acid letter");
+    // NCBI's stdaa letters 1 to 20, each with the frequency of the
+    // residue at the same place in A R N D … Y V.
+    let pairs: Vec<(u8, f64)> = b"ABCDEFGHIKLMNPQRSTVW"
+        .iter()
+        .zip(ROBINSON_FREQUENCIES)
+        .map(|(&letter, f)| (code(letter), f))
+        .collect();
+    karlin_altschul(matrix, &pairs, &pairs[..19])
+}
+
+/// λ, K and H of [`ungapped_parameters`] for pairs of a residue drawn from
+/// `first` and one from `second` (codes with weights, each normalized).
+fn karlin_altschul(
+    matrix: &crate::matrix::ScoreMatrix,
+    first: &[(u8, f64)],
+    second: &[(u8, f64)],
+) -> Option<Ungapped> {
     // The distribution of one pair's score.
-    let (low, high) = (0..20u8)
-        .flat_map(|a| (0..20u8).map(move |b| (a, b)))
+    let (low, high) = first
+        .iter()
+        .flat_map(|&(a, _)| second.iter().map(move |&(b, _)| (a, b)))
         .map(|(a, b)| matrix.score(a, b))
         .fold((i32::MAX, i32::MIN), |(l, h), s| (l.min(s), h.max(s)));
     if low >= 0 || high <= 0 {
         return None;
     }
     let mut p = vec![0.0; (high - low + 1) as usize];
-    let total: f64 = ROBINSON_FREQUENCIES.iter().sum();
-    for a in 0..20u8 {
-        for b in 0..20u8 {
-            p[(matrix.score(a, b) - low) as usize] += ROBINSON_FREQUENCIES[a as usize]
-                * ROBINSON_FREQUENCIES[b as usize]
-                / (total * total);
+    let total: f64 =
+        first.iter().map(|&(_, f)| f).sum::<f64>() * second.iter().map(|&(_, f)| f).sum::<f64>();
+    for &(a, fa) in first {
+        for &(b, fb) in second {
+            p[(matrix.score(a, b) - low) as usize] += fa * fb / total;
         }
     }
     let score = |i: usize| (i as i32 + low) as f64;
@@ -1612,6 +1655,9 @@ pub struct Statistics {
     fixed: Option<KarlinAltschul>,
     fasta: Option<AltschulGish>,
     ungapped: Option<Ungapped>,
+    /// The parameters of the first fit's cap ([`ssearch_cap_parameters`],
+    /// else [`ungapped_parameters`]).
+    cap: Option<Ungapped>,
     database: DatabaseSize,
 }
 
@@ -1636,6 +1682,7 @@ impl Statistics {
             _ => None,
         };
         let ungapped = ungapped_parameters(&scoring.matrix);
+        let cap = ssearch_cap_parameters(&scoring.matrix).or(ungapped);
         if method == Method::Fitted && fixed.is_none() && ungapped.is_none() {
             return Err(Error::InvalidArgument(format!(
                 "matrix {} has no local alignment statistics (its expected score over \
@@ -1651,6 +1698,7 @@ impl Statistics {
             fixed,
             fasta,
             ungapped,
+            cap,
             database,
         })
     }
@@ -1666,9 +1714,11 @@ impl Statistics {
     }
 
     /// The first fit's cap for a query of `query_length` residues
-    /// ([`first_fit_cap`]); none for a matrix without ungapped parameters.
+    /// ([`first_fit_cap`] with [`ssearch_cap_parameters`], as ssearch36
+    /// caps it, else with [`ungapped_parameters`]); none for a matrix
+    /// without ungapped parameters.
     fn cap(&self, query_length: usize) -> Option<i32> {
-        self.ungapped
+        self.cap
             .map(|u| first_fit_cap(&u, query_length, self.database))
     }
 
@@ -1972,6 +2022,84 @@ mod tests {
         // The score is whole: E is 0.01 within half a score's step.
         let step = (0.35 * p.lambda).exp();
         assert!(e(cap) < 0.01 * step && e(cap) > 0.01 / step, "{cap}");
+    }
+
+    #[test]
+    fn the_cap_takes_the_parameters_ssearch36_computes() {
+        let b62 = crate::matrix::ScoreMatrix::by_name("blosum62").unwrap();
+        let s = ssearch_cap_parameters(&b62).unwrap();
+        // FASTA 36's frequencies paired with BLOSUM62 in stdaa order, the
+        // second residue without W (computed apart from this code).
+        assert_eq!(format!("{:.4} {:.4}", s.lambda, s.k), "0.2983 0.1309");
+        let u = ungapped_parameters(&b62).unwrap();
+        let db = DatabaseSize {
+            sequences: 20_000,
+            residues: 9_055_569,
+        };
+        // E. coli's VIMSS15828 (249 residues, an ABC transporter with
+        // hundreds of homologs in UniProt 20k): ssearch36 trims 322 scores
+        // and drops 1,989 in 2 bins (variance 54.97), as the fit does with
+        // a cap of 115; with 109 it trims 357, drops 1,006 in 1 bin
+        // (variance 48.73) and its E-values of the family are 3 times
+        // smaller than ssearch36's.
+        assert_eq!(first_fit_cap(&u, 249, db), 109);
+        assert_eq!(first_fit_cap(&s, 249, db), 115);
+        let scoring = Scoring {
+            matrix: b62,
+            gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
+        };
+        let stats = Statistics::new(Method::Fitted, &scoring, db).unwrap();
+        assert_eq!(stats.cap(249), Some(115));
+        // A matrix whose stdaa pairing has no local statistics: the
+        // ungapped parameters' cap.
+        let mut scores = [[-1i8; 24]; 24];
+        scores[18][18] = 5; // Y, which the pairing leaves out.
+        let only_y = crate::matrix::ScoreMatrix::from_scores("only-y", scores);
+        assert!(ssearch_cap_parameters(&only_y).is_none());
+        let stats = Statistics::new(
+            Method::Fitted,
+            &Scoring {
+                matrix: only_y,
+                gaps: crate::scoring::GapPenalty::new(11, 1).unwrap(),
+            },
+            db,
+        )
+        .unwrap();
+        let y = ungapped_parameters(&stats.scoring.matrix).unwrap();
+        assert_eq!(stats.cap(249), Some(first_fit_cap(&y, 249, db)));
+    }
+
+    #[test]
+    fn a_large_family_of_varied_lengths_is_trimmed_not_binned_out() {
+        // 600 homologs of lengths over the whole range, scoring far above
+        // chance (200 to 800): trimmed one by one, no length bin lost for
+        // them, and the fit is the clean sample's. (As in ssearch36, the
+        // trimming is decided once, by the first fit, whose variance the
+        // homologs' capped scores inflate: here to about 10 times the
+        // clean one, so a family reaching down to 100 keeps its members
+        // below about 140 and the variance grows by half, as ssearch36's
+        // does.)
+        let (clean, lengths) = sample(6, 20_000, 0);
+        let mut planted = clean.clone();
+        for i in 0..600 {
+            planted[i * 33] = 200 + i as i32;
+        }
+        let table = SequenceLengths::from(&lengths[..]);
+        let a = fit(&clean, &table, Some(115)).unwrap();
+        let b = fit(&planted, &table, Some(115)).unwrap();
+        assert!(
+            b.trimmed >= 600 && b.trimmed < a.trimmed + 620,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(b.bins_dropped, a.bins_dropped, "{a:?} {b:?}");
+        assert!(
+            (a.mean_slope - b.mean_slope).abs() < 0.05 * a.mean_slope,
+            "{a:?} {b:?}"
+        );
+        assert!(
+            (a.variance - b.variance).abs() < 0.05 * a.variance,
+            "{a:?} {b:?}"
+        );
     }
 
     #[test]
