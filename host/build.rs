@@ -24,6 +24,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "build_sass.rs"]
+mod sass;
+
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let kernels = manifest_dir.join("../gpu-kernels");
@@ -45,6 +48,15 @@ fn main() {
         fs::write(&dest, with_launch_bounds(&text, arch == "sm_90"))
             .unwrap_or_else(|e| fail(&format!("writing {}: {e}", dest.display())));
     }
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest_dir.join("build_sass.rs").display()
+    );
+    sass::write_sass(
+        &out_dir,
+        &out_dir.join("gpu_kernels.ptx"),
+        &out_dir.join("gpu_kernels_sm90.ptx"),
+    );
 }
 
 /// `ptx` with `.maxntid` and `.maxnreg` after the parameter list of every

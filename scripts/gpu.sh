@@ -28,6 +28,7 @@ strip --strip-debug "$bundle/warpsw-tests"
 cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp scripts/gpu_query_group.sh "$bundle/query_group.sh"
+cp scripts/gpu_start_and_stats.sh "$bundle/start_and_stats.sh"
 cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 # The side-by-side run with CUDASW++ 4.0 (built there from its source).

@@ -166,7 +166,9 @@ pub struct PlacementArgs {
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// GPUs to use: `all` (the default) or a list such as `0,2`. Each holds
-    /// the whole database; chunks are spread over them by --balance.
+    /// the whole database, chunks spread over them by --balance; a database
+    /// larger than half the smallest GPU's free memory is cut into parts
+    /// that the GPUs share, each streaming what it does not hold.
     #[arg(long, value_name = "all|LIST")]
     pub devices: Option<String>,
     /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
@@ -423,6 +425,18 @@ pub fn print_kernels() {
         "\nOn the CPU (no GPU, or --device cpu) simt and auto run the inter-sequence SIMD kernel;\n\
          every other kernel runs its own source with the warp emulated."
     );
+    let sass = host::engine::gpu::sass_architectures();
+    match sass.is_empty() {
+        true => println!(
+            "This build carries PTX only: the driver compiles it on a GPU's first search (and \
+             caches it)."
+        ),
+        false => println!(
+            "This build carries machine code for {} (each also serves the later minor \
+             versions of its major); other GPUs compile the PTX on their first search.",
+            sass.join(", ")
+        ),
+    }
     print_group_configs();
     print_query_group_configs();
 }

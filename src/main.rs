@@ -56,6 +56,7 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
     output_file::install_signal_handlers();
     // A diagnostic setting is checked before any work, on every device.
     host::engine::gpu::timeline::timeline_on()?;
+    host::engine::gpu::sass_on()?;
     #[cfg(feature = "mpi")]
     if cluster::launched_rank().is_some() {
         // Started by an MPI launcher (mpirun, srun): the search is split

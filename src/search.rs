@@ -420,6 +420,14 @@ pub struct Ready<S> {
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let prepared = prepare(&args)?;
+    // The GPUs start while the database is read (`engine::open` then finds
+    // them ready).
+    let gpus = match &prepared.placement {
+        Placement::Cpu => None,
+        Placement::Auto(list) | Placement::Gpus(list) => Some(list.clone()),
+    };
+    let warming =
+        gpus.map(|list| std::thread::spawn(move || host::engine::gpu::warm_up(list.as_deref())));
     let read_started = Instant::now();
     let db_path = &args.inputs.db;
     let (db, descriptions) = match prepared.wants_descriptions {
@@ -438,6 +446,9 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     );
     let engine_db = db.clone();
     search(prepared, db, descriptions, read_seconds, move || {
+        if let Some(warming) = warming {
+            let _ = warming.join();
+        }
         let opened = engine::open(placement, engine_db, scoring, &options)?;
         Ok(Ready {
             scorer: opened.engine,

@@ -29,6 +29,63 @@ pub fn ptx_for((major, _minor): (i32, i32)) -> &'static str {
     if major >= 9 { PTX_SM90 } else { PTX }
 }
 
+mod sass {
+    include!(concat!(env!("OUT_DIR"), "/sass.rs"));
+}
+
+/// The kernels' machine code for a GPU of compute capability `(major,
+/// minor)`, where the build assembled it (`ptxas` at hand; `build_sass.rs`):
+/// the cubin of the same major version and the highest minor up to the
+/// GPU's (a cubin runs on later minors of its major). `None`: the driver
+/// JIT-compiles [`ptx_for`]'s PTX.
+pub fn sass_for(capability: (i32, i32)) -> Option<&'static [u8]> {
+    best_cubin(sass::SASS, capability)
+}
+
+/// The environment switch that keeps the build's machine code unused
+/// (`off`: the driver compiles the PTX, as a build without `ptxas` does;
+/// for comparing the two), `on` by default.
+pub const SASS_VARIABLE: &str = "WARPSW_SASS";
+
+static SASS_ON: std::sync::LazyLock<std::result::Result<bool, String>> =
+    std::sync::LazyLock::new(|| crate::switch::on_or_off(SASS_VARIABLE, true));
+
+/// Whether [`SASS_VARIABLE`] lets the build's machine code be loaded; an
+/// error if it is neither on nor off.
+pub fn sass_on() -> Result<bool> {
+    SASS_ON.clone().map_err(Error::InvalidArgument)
+}
+
+/// [`sass_for`] over `table`.
+///
+/// ```
+/// use host::engine::gpu::best_cubin;
+/// let table: &[(i32, i32, &[u8])] = &[(8, 0, b"a"), (8, 6, b"b"), (9, 0, b"c")];
+/// assert_eq!(best_cubin(table, (8, 7)), Some(&b"b"[..]));
+/// assert_eq!(best_cubin(table, (8, 0)), Some(&b"a"[..]));
+/// assert_eq!(best_cubin(table, (9, 0)), Some(&b"c"[..]));
+/// assert_eq!(best_cubin(table, (12, 0)), None);
+/// assert_eq!(best_cubin(table, (7, 5)), None);
+/// ```
+pub fn best_cubin(
+    table: &[(i32, i32, &'static [u8])],
+    (major, minor): (i32, i32),
+) -> Option<&'static [u8]> {
+    table
+        .iter()
+        .filter(|&&(a, b, _)| a == major && b <= minor)
+        .max_by_key(|&&(_, b, _)| b)
+        .map(|&(_, _, cubin)| cubin)
+}
+
+/// The architectures the build assembled, as `sm_XY` (empty: PTX only).
+pub fn sass_architectures() -> Vec<String> {
+    sass::SASS
+        .iter()
+        .map(|(major, minor, _)| format!("sm_{major}{minor}"))
+        .collect()
+}
+
 /// A GPU the driver reports.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -106,6 +163,21 @@ pub fn selected_devices(wanted: Option<&[usize]>) -> Result<Vec<DeviceInfo>> {
         .collect()
 }
 
+/// Opens the GPUs `wanted` (`None`: all) and loads the kernels in each, so
+/// that a search that starts this on another thread while it reads its
+/// input finds them ready: a device's start (its context, about half a
+/// second on an H200) then runs beside the reading instead of after it.
+/// Errors are dropped: the search's own opening of the devices reports
+/// them.
+pub fn warm_up(wanted: Option<&[usize]>) {
+    let Ok(devices) = selected_devices(wanted) else {
+        return;
+    };
+    for device in devices {
+        let _ = kernels_module(device.ordinal, "warm-up");
+    }
+}
+
 /// What the driver reports of GPU `ordinal`.
 pub fn device(ordinal: usize) -> Result<DeviceInfo> {
     Ok(selected_devices(Some(&[ordinal]))?.remove(0))
@@ -150,9 +222,15 @@ pub(crate) fn kernels_module(
     let capability = ctx
         .compute_capability()
         .map_err(stage("reading attributes"))?;
-    let module = ctx
-        .load_module(Ptx::from_src(ptx_for(capability)))
-        .map_err(stage("loading the kernels' PTX"))?;
+    // Machine code where the build made it; the PTX (compiled by the
+    // driver) otherwise, or if the driver refuses the cubin.
+    let module =
+        match sass_for(capability).map(|cubin| ctx.load_module(Ptx::from_binary(cubin.to_vec()))) {
+            Some(Ok(module)) => module,
+            _ => ctx
+                .load_module(Ptx::from_src(ptx_for(capability)))
+                .map_err(stage("loading the kernels' PTX"))?,
+        };
     loaded.push((ordinal, ctx.clone(), module.clone()));
     Ok((ctx, module))
 }

@@ -15,7 +15,10 @@ pub mod resident;
 pub mod timeline;
 
 pub use budget::{Budget, MemoryCap};
-pub use device::{DeviceInfo, PTX, PTX_SM90, device, devices, ptx_for, selected_devices};
+pub use device::{
+    DeviceInfo, PTX, PTX_SM90, SASS_VARIABLE, best_cubin, device, devices, ptx_for,
+    sass_architectures, sass_for, sass_on, selected_devices, warm_up,
+};
 pub(crate) use device::{gpu_error, kernels_module};
 pub use resident::{
     DEFAULT_GPU_STREAMS, EngineStream, EntryPointUse, GpuEngine, GpuEngineBuilder, KernelResources,
