@@ -33,9 +33,9 @@ pub fn find_ptxas() -> Option<PathBuf> {
             _ => Some(PathBuf::from(given)),
         };
     }
-    let on_path = std::env::var_os("PATH")
+    let on_path: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).map(|d| d.join("ptxas")).collect())
-        .unwrap_or_else(Vec::new);
+        .unwrap_or_default();
     let toolkits = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
         .filter_map(std::env::var_os)
