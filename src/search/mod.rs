@@ -9,209 +9,44 @@
 //! output prints nothing of the alignments (`--columns` of ids, lengths,
 //! scores, E-values and bits only).
 //!
+//! The stages are modules: `inputs` (where it runs, the files read),
+//! `report` (a batch's statistics, ranking and realignment), `account`
+//! (the summary's time and statistics); this one checks the options, runs
+//! the scorer and the reports side by side and writes the hits.
+//!
 //! Options and the output are checked before any input is read; each
 //! query's hits are written to the output (`crate::output_file`) as soon as
 //! the query is done, in query order, and the progress bar
 //! (`crate::progress`) advances by the query's cells.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
-use host::align::{AlignOptions, Alignment, Mode, align_pairs};
+use anyhow::bail;
 use host::db::Database;
-use host::engine::gpu::MemoryCap;
 use host::engine::{self, Placement, SearchOptions};
-use host::fasta::{Record, duplicate_id, read_fasta};
-use host::kernel::KernelChoice;
-use host::merge::top_hits_at;
-use host::output::{Format, HitsWriter, QueryHits, ReportedHit};
+use host::fasta::Record;
+use host::output::{Format, HitsWriter};
 use host::scoring::Scoring;
-use host::stats::{
-    DatabaseSize, Method, QueryStatistics, SequenceLengths, Statistics, check_method,
-};
-use rayon::prelude::*;
+use host::stats::{DatabaseSize, Method, SequenceLengths, Statistics, check_method};
 
-use crate::cli::{DeviceChoice, PlacementArgs, SearchArgs, parse_kernel};
+use crate::cli::{SearchArgs, parse_kernel};
 use crate::output_file::{OutputFile, STANDARD_STREAM};
 use crate::progress::CellProgress;
 
-/// `--devices`: `None` for `all` (or not given), else the GPU numbers
-/// listed; an error with `--device cpu`, where it would mean nothing.
-pub fn device_list(
-    devices: Option<&str>,
-    device: DeviceChoice,
-) -> anyhow::Result<Option<Vec<usize>>> {
-    let Some(devices) = devices else {
-        return Ok(None);
-    };
-    if device == DeviceChoice::Cpu {
-        bail!(
-            "--devices {devices} chooses GPUs, but --device cpu runs on the CPU: drop one of them"
-        );
-    }
-    Ok(match devices.trim() {
-        "all" => None,
-        text => Some(
-            text.split(',')
-                .map(|d| d.trim().parse::<usize>())
-                .collect::<Result<Vec<_>, _>>()
-                .with_context(|| {
-                    format!("--devices takes `all` or GPU numbers such as 0,2; got '{devices}'")
-                })?,
-        ),
-    })
-}
+mod account;
+mod inputs;
+mod report;
 
-/// The `--device`, `--devices`, `--balance`, `--gpu-memory` and
-/// `--gpu-streams` choices,
-/// with `kernel` as the engines' options.
-pub fn placement(
-    args: &PlacementArgs,
-    kernel: KernelChoice,
-) -> anyhow::Result<(Placement, SearchOptions)> {
-    let choice = args.device;
-    let list = device_list(args.devices.as_deref(), choice)?;
-    let placement = match choice {
-        DeviceChoice::Auto => Placement::Auto(list),
-        DeviceChoice::Cpu => Placement::Cpu,
-        DeviceChoice::Gpu => Placement::Gpus(list),
-    };
-    if let (DeviceChoice::Cpu, Some(streams)) = (choice, args.gpu_streams) {
-        bail!(
-            "--gpu-streams {streams} is for a GPU, but --device cpu runs on the CPU: drop one of them"
-        );
-    }
-    if choice == DeviceChoice::Cpu && args.one_query_a_launch {
-        bail!(
-            "--one-query-a-launch is for a GPU, but --device cpu runs on the CPU: drop one of them"
-        );
-    }
-    if let Some(batch) = args.gpu_query_batch {
-        if choice == DeviceChoice::Cpu {
-            bail!(
-                "--gpu-query-batch {batch} is for a GPU, but --device cpu runs on the CPU: drop one of them"
-            );
-        }
-        if args.one_query_a_launch && batch > 1 {
-            bail!(
-                "--gpu-query-batch {batch} puts several queries in a launch, but --one-query-a-launch asks for one: drop one of them"
-            );
-        }
-    }
-    let options = SearchOptions {
-        kernel,
-        policy: args.balance.parse()?,
-        memory: MemoryCap::new(args.gpu_memory),
-        streams: usize::from(
-            args.gpu_streams
-                .unwrap_or(host::engine::gpu::DEFAULT_GPU_STREAMS),
-        ),
-        pair_queries: !args.one_query_a_launch,
-        query_batch: args.gpu_query_batch.map(usize::from),
-        queries: 1,
-    };
-    Ok((placement, options))
-}
-
-/// Whether `path` is `-`, standard input or output.
-pub fn is_standard_stream(path: &Path) -> bool {
-    path.as_os_str() == STANDARD_STREAM
-}
-
-/// Reads the database: a `.wsw` file (memory-mapped) or FASTA, by content;
-/// `-` is FASTA on standard input.
-pub fn load_db(path: &Path) -> anyhow::Result<Database> {
-    if !is_standard_stream(path) && host::dbfile::is_wsw(path)? {
-        return Ok(host::dbfile::open(path)?);
-    }
-    let records = read_fasta(path).context("reading the database")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
-    Ok(Database::try_from_records(records)?)
-}
-
-/// Reads the database with each sequence's description (input order), for
-/// the `stitle` column and the pairwise format.
-pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<String>)> {
-    if !is_standard_stream(path) && host::dbfile::is_wsw(path)? {
-        return Ok(host::dbfile::open_with_descriptions(path)?);
-    }
-    let records = read_fasta(path).context("reading the database")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
-    let descriptions = records.iter().map(|r| r.description.clone()).collect();
-    Ok((Database::try_from_records(records)?, descriptions))
-}
-
-/// Reads the query file.
-pub fn load_queries(path: &Path) -> anyhow::Result<Vec<Record>> {
-    let records = read_fasta(path).context("reading the queries")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
-    Ok(records)
-}
-
-/// Warns when records look like nucleotides
-/// ([`host::alphabet::looks_like_nucleotides`]): warpsw would search them
-/// as protein, and find nonsense hits.
-pub fn warn_nucleotides(path: &Path, records: &[Record]) {
-    let dna: Vec<&Record> = records
-        .par_iter()
-        .filter(|r| host::alphabet::looks_like_nucleotides(&r.codes))
-        .collect();
-    if dna.is_empty() {
-        return;
-    }
-    let named: Vec<String> = dna
-        .iter()
-        .take(5)
-        .map(|r| format!("'{}'", host::fasta::escape_controls(&r.id)))
-        .collect();
-    eprintln!(
-        "warpsw: warning: {}: {} of {} look like nucleotides (90 % or more A, C, G, T, U, N): {}{}; \
-         warpsw compares proteins, and reads them as amino acids",
-        path.display(),
-        count(dna.len() as u64, "record", "records"),
-        records.len(),
-        named.join(", "),
-        if dna.len() > named.len() { ", ..." } else { "" }
-    );
-}
-
-/// Warns (as `makeblastdb` would refuse) when two records share an id: the
-/// output cannot tell them apart.
-pub fn warn_duplicates(path: &Path, records: &[Record]) {
-    if let Some(dup) = duplicate_id(records) {
-        eprintln!("warpsw: warning: {}: {dup}", path.display());
-    }
-}
-
-/// Refuses `-` for more than one input (standard input is read once).
-pub fn check_standard_input(inputs: &[&Path]) -> anyhow::Result<()> {
-    if inputs.iter().filter(|p| is_standard_stream(p)).count() > 1 {
-        bail!("only one input can be `-` (standard input)");
-    }
-    Ok(())
-}
-
-/// `n` with `one` or `many`: "1 query", "2 queries".
-pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// A batch's reported pairs are realigned on the GPUs (when the search ran
-/// there) only from this many pairs on: the traceback kernels run one
-/// thread per pair, so a few hundred pairs (10 hits of a batch of queries)
-/// leave a GPU nearly idle and the host's cores are faster (on an H100
-/// machine, 200 pairs of the 20 standard queries × UniProt 20k took 9.0 s
-/// on the GPU in batches of one query and 1.2 s on 16 cores;
-/// benches/RESULTS.md).
-pub const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
+use account::{SearchTime, StatisticsTally};
+pub use inputs::{
+    check_standard_input, count, device_list, is_standard_stream, load_db,
+    load_db_with_descriptions, load_queries, placement,
+};
+use report::report_batch;
 
 /// The most bytes of scores the scorer scores ahead while a report is made
 /// (they wait in memory: one `i32` per database sequence and query), at
@@ -690,233 +525,6 @@ pub fn search<S: Scorer>(
     Ok(scorer)
 }
 
-/// One batch's reports: for each query its statistics from all its scores
-/// (`batch_scores`, sorted database order), the hits ranked by E-value
-/// ([`rank_by_evalue`]) and their alignments, realigned with traceback
-/// (on the GPUs when the search's placement has them and there are at
-/// least [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
-/// alignment's score must equal the search's. With `realign` false (the
-/// output prints no alignment column) the hits carry no alignment.
-#[allow(clippy::too_many_arguments)]
-fn report_batch<'q>(
-    batch: &'q [Record],
-    batch_scores: Vec<Vec<i32>>,
-    db: &Database,
-    lengths: &SequenceLengths,
-    sorted_of: &[usize],
-    statistics: &Statistics,
-    scoring: &Scoring,
-    placement: &Placement,
-    options: &SearchOptions,
-    top: usize,
-    max_ln_evalue: f64,
-    realign: bool,
-) -> anyhow::Result<(Vec<QueryHits<'q>>, ReportTime)> {
-    let statistics_started = Instant::now();
-    // Statistics and ranking, the batch's queries side by side.
-    type Ranked = (Option<QueryStatistics>, Vec<usize>, Vec<i32>);
-    let ranked: Vec<Ranked> = batch
-        .par_iter()
-        .zip(batch_scores)
-        .map(|(q, sorted_scores)| {
-            if statistics.method() == Method::RawScores {
-                // The best scores, read in the engines' order.
-                let hits = top_hits_at(&sorted_scores, db.original_order(), top);
-                let (order, kept) = hits.iter().map(|h| (h.target, h.score)).unzip();
-                return (None, order, kept);
-            }
-            // Input order (`Database::to_input_order`), gathered side by
-            // side: on the last batch this is on the critical path.
-            let scores: Vec<i32> = sorted_of
-                .par_iter()
-                .with_min_len(1 << 14)
-                .map(|&sorted| sorted_scores[sorted])
-                .collect();
-            let stats = statistics.for_query(&q.codes, &scores, lengths);
-            // Side by side within the query too: with one query a batch (a
-            // GPU) the batch's queries give no parallelism.
-            let order = stats.top_hits(&scores, lengths, top, max_ln_evalue);
-            let kept = order.iter().map(|&i| scores[i]).collect();
-            (Some(stats), order, kept)
-        })
-        .collect();
-
-    let statistics_seconds = statistics_started.elapsed().as_secs_f64();
-    let alignments_started = Instant::now();
-    // Every reported pair of the batch, realigned in one call, unless the
-    // output prints nothing of the alignments (`realign` false).
-    // A target reported for several queries is listed once.
-    let mut slots = std::collections::HashMap::new();
-    let mut sequences: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-    let mut pairs = Vec::new();
-    for (qi, (_, order, _)) in ranked.iter().enumerate() {
-        for &target in order {
-            let slot = *slots.entry(target).or_insert_with(|| {
-                sequences.push(db.sequence(sorted_of[target]));
-                sequences.len() - 1
-            });
-            pairs.push((qi, slot));
-        }
-    }
-    let where_ = match placement {
-        Placement::Cpu => Placement::Cpu,
-        _ if pairs.len() < GPU_ALIGN_MIN_PAIRS => Placement::Cpu,
-        other => other.clone(),
-    };
-    let align_options = AlignOptions {
-        memory: options.memory,
-        ..AlignOptions::default()
-    };
-    let mut alignments = match realign {
-        true => {
-            align_pairs(
-                where_,
-                &sequences,
-                &pairs,
-                Mode::Local,
-                scoring,
-                &align_options,
-            )?
-            .alignments
-        }
-        false => Vec::new(),
-    }
-    .into_iter();
-
-    let mut reports = Vec::with_capacity(batch.len());
-    for (q, (stats, order, kept)) in batch.iter().zip(ranked) {
-        let mut hits = Vec::with_capacity(order.len());
-        for (&target, &score) in order.iter().zip(&kept) {
-            let alignment: Option<Alignment> = match realign {
-                true => Some(
-                    alignments
-                        .next()
-                        .expect("one alignment per pair")
-                        .with_context(|| {
-                            format!("aligning query {} with {}", q.id, db.id(target))
-                        })?,
-                ),
-                false => None,
-            };
-            if let Some(alignment) = &alignment
-                && alignment.score != score
-            {
-                bail!(
-                    "internal error (please report it): query {} against {}: the search scored {score}, \
-                     the alignment {}",
-                    q.id,
-                    db.id(target),
-                    alignment.score
-                );
-            }
-            let length = lengths.lengths()[target];
-            hits.push(ReportedHit {
-                target,
-                score,
-                bits: stats.as_ref().map(|s| s.bits(score, length)),
-                evalue: stats.as_ref().map(|s| s.evalue(score, length)),
-                alignment,
-            });
-        }
-        reports.push(QueryHits {
-            query: &q.id,
-            codes: &q.codes,
-            statistics: stats,
-            hits,
-        });
-    }
-    let time = ReportTime {
-        statistics: statistics_seconds,
-        alignments: alignments_started.elapsed().as_secs_f64(),
-    };
-    Ok((reports, time))
-}
-
-/// A batch's report, timed: its statistics and ranking, then its
-/// alignments (the rest of [`report_batch`]).
-#[derive(Clone, Copy)]
-struct ReportTime {
-    statistics: f64,
-    alignments: f64,
-}
-
-/// Where a search's time went, in parts that do not overlap and add up to
-/// its whole: the reports (statistics, alignments) run beside the scoring
-/// of the next batch, and count here only for the time the search waited
-/// for them.
-#[derive(Default)]
-struct SearchTime {
-    queries_read: f64,
-    database_read: f64,
-    /// Opening the engine: packing, and on GPUs their start, the modules'
-    /// loading and the upload.
-    open: f64,
-    /// Of `open`, the packing, where the engine tells it apart.
-    packing: Option<f64>,
-    /// Whether the engine runs on GPUs.
-    gpu: bool,
-    /// Waiting for the engine's scores.
-    scoring: f64,
-    /// Waiting for statistics and ranking.
-    statistics: f64,
-    /// Waiting for alignments.
-    alignments: f64,
-    /// Writing the hits (and committing the output).
-    writing: f64,
-    /// Statistics and alignments in all, beside the scoring or not.
-    statistics_total: f64,
-    alignments_total: f64,
-}
-
-impl SearchTime {
-    /// A report that took `time` and that the search waited `waited`
-    /// seconds for after its scoring: the alignments ran last, so the wait
-    /// is theirs first.
-    fn reported(&mut self, time: ReportTime, waited: f64) {
-        let alignments = waited.min(time.alignments);
-        self.alignments += alignments;
-        self.statistics += (waited - alignments).min(time.statistics);
-        self.statistics_total += time.statistics;
-        self.alignments_total += time.alignments;
-    }
-
-    /// The parts, with what is left of `whole` as `other`, and the reports'
-    /// whole time.
-    fn summary(&self, whole: f64) -> String {
-        let mut parts = vec![
-            ("queries read", self.queries_read),
-            ("database read", self.database_read),
-        ];
-        match (self.packing, self.gpu) {
-            (_, false) => parts.push(("database packed", self.open)),
-            (Some(packing), true) => {
-                parts.push(("database packed", packing));
-                parts.push(("GPU start and upload", self.open - packing));
-            }
-            (None, true) => parts.push(("GPU start, packing and upload", self.open)),
-        }
-        parts.extend([
-            ("scoring", self.scoring),
-            ("statistics", self.statistics),
-            ("alignments", self.alignments),
-            ("writing", self.writing),
-        ]);
-        let known: f64 = parts.iter().map(|(_, s)| s).sum();
-        parts.push(("other", (whole - known).max(0.0)));
-        let listed: Vec<String> = parts
-            .iter()
-            .map(|(what, s)| format!("{what} {s:.3}"))
-            .collect();
-        format!(
-            "{whole:.3} s in all: {} (statistics {:.3} s and alignments {:.3} s in all, the rest \
-             beside the scoring)",
-            listed.join(", "),
-            self.statistics_total,
-            self.alignments_total
-        )
-    }
-}
-
 /// The error of a search that failed after `finished` queries: their hits
 /// are kept in `FILE.partial` (when written to a file) and the error says so.
 fn keep_finished(out: OutputFile, finished: usize, error: anyhow::Error) -> anyhow::Error {
@@ -940,102 +548,5 @@ pub fn gcups(cells: u128, seconds: f64) -> f64 {
         cells as f64 / seconds / 1e9
     } else {
         0.0
-    }
-}
-
-/// Which statistics a search's queries got: counted for the summary, and
-/// the queries that fell back named, once each, on standard error.
-#[derive(Default)]
-struct StatisticsTally {
-    /// Queries per model (`host::stats::Model::name`), in first-seen order.
-    counts: Vec<(&'static str, usize)>,
-    /// The models queries fell back to, in first-seen order.
-    fallbacks: Vec<FellBack>,
-}
-
-/// The queries that fell back to one model.
-struct FellBack {
-    /// The model (`host::stats::Model::name`).
-    model: &'static str,
-    /// Each query's id and length.
-    queries: Vec<(String, usize)>,
-    /// Why the first of them fell back.
-    why: String,
-}
-
-/// Queries a fallback line names before it says how many more.
-const FALLBACKS_NAMED: usize = 10;
-
-impl StatisticsTally {
-    fn add(&mut self, query: &Record, statistics: Option<&QueryStatistics>) {
-        // None: `--stats none`.
-        let Some(statistics) = statistics else {
-            return;
-        };
-        let model = statistics.model.name();
-        match self.counts.iter_mut().find(|(m, _)| *m == model) {
-            Some((_, n)) => *n += 1,
-            None => self.counts.push((model, 1)),
-        }
-        let Some(why) = &statistics.fallback else {
-            return;
-        };
-        let named = (query.id.clone(), query.codes.len());
-        match self.fallbacks.iter_mut().find(|f| f.model == model) {
-            Some(f) => f.queries.push(named),
-            None => self.fallbacks.push(FellBack {
-                model,
-                queries: vec![named],
-                why: why.clone(),
-            }),
-        }
-    }
-
-    /// One line per fallback model: its queries (id and length) and why.
-    fn fallbacks(&self) -> Vec<String> {
-        self.fallbacks
-            .iter()
-            .map(
-                |FellBack {
-                     model,
-                     queries,
-                     why,
-                 }| {
-                    let mut names: Vec<String> = queries
-                        .iter()
-                        .take(FALLBACKS_NAMED)
-                        .map(|(id, length)| {
-                            format!("{id} ({})", count(*length as u64, "residue", "residues"))
-                        })
-                        .collect();
-                    if queries.len() > FALLBACKS_NAMED {
-                        names.push(format!("and {} more", queries.len() - FALLBACKS_NAMED));
-                    }
-                    format!(
-                        "{} got {model} statistics: {}; for the first, {why}",
-                        count(queries.len() as u64, "query", "queries"),
-                        names.join(", ")
-                    )
-                },
-            )
-            .collect()
-    }
-
-    /// The summary's account: how many queries got each model, over what.
-    fn summary(&self, database: DatabaseSize) -> String {
-        if self.counts.is_empty() {
-            return "none: the best raw scores".into();
-        }
-        let counts: Vec<String> = self
-            .counts
-            .iter()
-            .map(|(model, n)| format!("{model} {n}"))
-            .collect();
-        format!(
-            "{} (queries); E-values over the whole database: {} sequences, {} residues",
-            counts.join(", "),
-            database.sequences,
-            database.residues
-        )
     }
 }
