@@ -84,10 +84,10 @@ pub fn skewed_sequences(
 }
 
 /// A FASTA file's text from `(id, letters)` records.
-pub fn fasta(records: &[(&str, &str)]) -> String {
+pub fn fasta(records: &[(impl AsRef<str>, impl AsRef<str>)]) -> String {
     records
         .iter()
-        .map(|(id, s)| format!(">{id}\n{s}\n"))
+        .map(|(id, s)| format!(">{}\n{}\n", id.as_ref(), s.as_ref()))
         .collect()
 }
 

@@ -38,16 +38,12 @@ fn files(dir: &Path) -> (PathBuf, PathBuf) {
             host::alphabet::decode_all(&codes),
         );
     }
-    let pairs: Vec<(&str, &str)> = records
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
     let q = write(
         dir,
         "q.fa",
         &format!(">query the query\n{}\n", host::alphabet::decode_all(&query)),
     );
-    (q, write(dir, "db.fa", &hay::fasta(&pairs)))
+    (q, write(dir, "db.fa", &hay::fasta(&records)))
 }
 
 fn search(q: &Path, d: &Path, extra: &[&str]) -> Output {
@@ -479,11 +475,7 @@ fn random_database(dir: &Path, name: &str, count: usize, query: &[u8]) -> PathBu
         .collect();
     let homolog = hay::mutate(&mut rng, query, 0.7);
     records[count / 2] = ("planted".into(), host::alphabet::decode_all(&homolog));
-    let pairs: Vec<(&str, &str)> = records
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    write(dir, name, &hay::fasta(&pairs))
+    write(dir, name, &hay::fasta(&records))
 }
 
 /// A 1-, a 2- and a 433-residue query, at gap costs without published

@@ -40,16 +40,12 @@ fn files(dir: &Path) -> (PathBuf, PathBuf) {
         })
         .collect();
     records[7].1 = host::alphabet::decode_all(&hay::mutate(&mut rng, &query, 0.8));
-    let pairs: Vec<(&str, &str)> = records
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
     let q = write(
         dir,
         "q.fa",
         &format!(">query\n{}\n", host::alphabet::decode_all(&query)),
     );
-    (q, write(dir, "db.fa", &hay::fasta(&pairs)))
+    (q, write(dir, "db.fa", &hay::fasta(&records)))
 }
 
 /// The long options a command's `--help` lists.
