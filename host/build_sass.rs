@@ -24,7 +24,9 @@ pub const ARCHES: [(u32, u32, bool); 4] =
 /// `ptxas`, if the build can find one (module docs).
 pub fn find_ptxas() -> Option<PathBuf> {
     println!("cargo:rerun-if-env-changed=WARPSW_PTXAS");
-    println!("cargo:rerun-if-env-changed=PATH");
+    // Not PATH: any change of it would rerun the assembly (a minute); a
+    // ptxas that appears later is taken when the kernels next change, or
+    // at once with WARPSW_PTXAS.
     println!("cargo:rerun-if-env-changed=CUDA_HOME");
     println!("cargo:rerun-if-env-changed=CUDA_PATH");
     if let Some(given) = std::env::var_os("WARPSW_PTXAS") {

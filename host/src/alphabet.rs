@@ -58,16 +58,38 @@ pub fn looks_like_nucleotides(codes: &[u8]) -> bool {
     if codes.len() < NUCLEOTIDE_MIN_LENGTH {
         return false;
     }
-    let count = |letters: &[u8]| {
-        codes
-            .iter()
-            .filter(|&&c| letters.contains(&decode(c)))
-            .count()
+    // Per code: 2 for A, C, G, T, N; 1 for X (U reads as X, but a
+    // sequence masked with X, few bases, is a protein); 0 for the rest.
+    const KIND: [u8; 256] = {
+        let mut kind = [0u8; 256];
+        let mut i = 0;
+        while i < NUM_RESIDUES {
+            kind[i] = match LETTERS[i] {
+                b'A' | b'C' | b'G' | b'T' | b'N' => 2,
+                b'X' => 1,
+                _ => 0,
+            };
+            i += 1;
+        }
+        kind
     };
-    let bases = count(b"ACGTN");
-    // U reads as X, so X counts too, but a sequence masked with X (mostly
-    // X, few bases) is a protein.
-    10 * (bases + count(b"X")) >= 9 * codes.len() && 2 * bases >= codes.len()
+    let allowed_others = codes.len() / 10;
+    let (mut bases, mut others) = (0usize, 0usize);
+    for &c in codes {
+        match KIND[usize::from(c)] {
+            2 => bases += 1,
+            1 => {}
+            _ => {
+                others += 1;
+                // More than a tenth neither bases nor X: a protein, told
+                // within a few residues of most records.
+                if others > allowed_others {
+                    return false;
+                }
+            }
+        }
+    }
+    2 * bases >= codes.len()
 }
 
 /// The code of a FASTA letter, or `None` if it is not a residue letter.

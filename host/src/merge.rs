@@ -60,6 +60,9 @@ const SCAN_BLOCK: usize = 64;
 /// ascending.
 fn best_of(scores: &[i32], target_of: impl Fn(usize) -> usize, k: usize) -> Vec<Hit> {
     use std::cmp::Reverse;
+    // No more than there are: a `--max-target-seqs` of billions reserves
+    // nothing it cannot fill.
+    let k = k.min(scores.len());
     let mut best: Vec<(Reverse<i32>, usize)> = if k == 0 {
         Vec::new()
     } else {

@@ -198,21 +198,20 @@ pub(crate) fn gpu_error(
     }
 }
 
-/// GPU `ordinal`'s context and the kernels' module on it ([`ptx_for`] its
-/// compute capability), the context bound to the calling thread. The driver
-/// JIT-compiles the PTX once per process and device (about half a second on
-/// an H100); every engine and traceback run after the first reuses it.
+/// GPU `ordinal`'s context and the kernels' module on it (the build's
+/// machine code for its compute capability, [`sass_for`], else
+/// [`ptx_for`]'s PTX, which the driver compiles), the context bound to the
+/// calling thread. Loaded once per process and device; every engine and
+/// traceback run after the first reuses it. [`kernels_loaded_from`] says
+/// which it was.
 pub(crate) fn kernels_module(
     ordinal: usize,
     name: &str,
 ) -> Result<(Arc<CudaContext>, Arc<CudaModule>)> {
-    /// Device ordinal, its context, the module loaded in it.
-    type Loaded = (usize, Arc<CudaContext>, Arc<CudaModule>);
-    static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
     let mut loaded = LOADED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, ctx, module)) = loaded.iter().find(|(o, _, _)| *o == ordinal) {
+    if let Some((_, ctx, module, _)) = loaded.iter().find(|l| l.0 == ordinal) {
         ctx.bind_to_thread()
             .map_err(gpu_error(ordinal, name, "binding the device"))?;
         return Ok((ctx.clone(), module.clone()));
@@ -224,13 +223,54 @@ pub(crate) fn kernels_module(
         .map_err(stage("reading attributes"))?;
     // Machine code where the build made it; the PTX (compiled by the
     // driver) otherwise, or if the driver refuses the cubin.
-    let module =
-        match sass_for(capability).map(|cubin| ctx.load_module(Ptx::from_binary(cubin.to_vec()))) {
-            Some(Ok(module)) => module,
-            _ => ctx
-                .load_module(Ptx::from_src(ptx_for(capability)))
+    let cubin = match sass_on()? {
+        true => sass_for(capability),
+        false => None,
+    };
+    let from_cubin = cubin.and_then(|c| ctx.load_module(Ptx::from_binary(c.to_vec())).ok());
+    let (module, source) = match from_cubin {
+        Some(module) => (module, KernelsSource::MachineCode),
+        None => (
+            ctx.load_module(Ptx::from_src(ptx_for(capability)))
                 .map_err(stage("loading the kernels' PTX"))?,
-        };
-    loaded.push((ordinal, ctx.clone(), module.clone()));
+            KernelsSource::Ptx,
+        ),
+    };
+    loaded.push((ordinal, ctx.clone(), module.clone(), source));
     Ok((ctx, module))
+}
+
+/// Device ordinal, its context, the module loaded in it and what it was
+/// loaded from.
+type Loaded = (usize, Arc<CudaContext>, Arc<CudaModule>, KernelsSource);
+
+/// The kernels' modules loaded so far, a device at a time.
+static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+
+/// What a device's kernels were loaded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelsSource {
+    /// The build's machine code for the device ([`sass_for`]).
+    MachineCode,
+    /// The PTX, compiled by the driver ([`ptx_for`]).
+    Ptx,
+}
+
+impl std::fmt::Display for KernelsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KernelsSource::MachineCode => "machine code",
+            KernelsSource::Ptx => "PTX",
+        })
+    }
+}
+
+/// What GPU `ordinal`'s kernels were loaded from, once they are.
+pub fn kernels_loaded_from(ordinal: usize) -> Option<KernelsSource> {
+    LOADED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .iter()
+        .find(|l| l.0 == ordinal)
+        .map(|l| l.3)
 }

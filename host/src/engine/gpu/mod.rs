@@ -16,8 +16,8 @@ pub mod timeline;
 
 pub use budget::{Budget, MemoryCap};
 pub use device::{
-    DeviceInfo, PTX, PTX_SM90, SASS_VARIABLE, best_cubin, device, devices, ptx_for,
-    sass_architectures, sass_for, sass_on, selected_devices, warm_up,
+    DeviceInfo, KernelsSource, PTX, PTX_SM90, SASS_VARIABLE, best_cubin, device, devices,
+    kernels_loaded_from, ptx_for, sass_architectures, sass_for, sass_on, selected_devices, warm_up,
 };
 pub(crate) use device::{gpu_error, kernels_module};
 pub use resident::{

@@ -1109,8 +1109,11 @@ impl Engine for GpuEngine {
             0 => String::new(),
             n => format!(", chunks side by side on {n} streams"),
         };
+        let loaded = super::device::kernels_loaded_from(self.info.ordinal)
+            .map(|from| format!(", {from}"))
+            .unwrap_or_default();
         format!(
-            "{} (sm_{}{}), kernel {}{streams}; database packed in {:.2} s",
+            "{} (sm_{}{}{loaded}), kernel {}{streams}; database packed in {:.2} s",
             self.info.label(),
             self.info.compute_capability.0,
             self.info.compute_capability.1,
