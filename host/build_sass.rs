@@ -1,9 +1,10 @@
 //! The build's SASS: where NVIDIA's `ptxas` is at hand, the kernels' PTX
 //! is also assembled for the GPUs warpsw supports, so that the first search
 //! on a machine loads machine code instead of waiting for the driver to
-//! compile dozens of entry points (about 14 s on an H200, and again in every
-//! new container or after a driver update). Without `ptxas` (CI, most
-//! developers' machines) the binary carries PTX alone and works as before.
+//! compile the entry points it launches (again in every new container or
+//! after a driver update; benches/RESULTS.md has the times). Without
+//! `ptxas` (CI, most developers' machines) the binary carries PTX alone and
+//! works as before.
 //!
 //! `ptxas` is looked for in `WARPSW_PTXAS` (a path; `none` turns this off),
 //! then on `PATH`, in `CUDA_HOME`/`CUDA_PATH`, `/usr/local/cuda`, and in the

@@ -27,6 +27,10 @@ step_start() {
     printf '>one\nMKVLAAGIVGLLLAAQPAMAQVQLQESGGGLVQAGGSLRLSCAASGRTFSSYAMGWFRQ\n' > one.fa
     printf '>two\nMKVLSAGIVGLLLAAQPAMAQVQLQESGGGLVQAGGSLRLSCAASGRTFSSYAMGWFRQ\n' > two.fa
     ./warpsw kernels | grep -E "machine code|PTX only"
+    # What each setting loads, as the summary names it.
+    for sass in on off; do
+        echo "WARPSW_SASS=$sass: $(WARPSW_SASS=$sass ./warpsw search -q one.fa -d two.fa --device gpu -o /dev/null 2>&1 | grep -o '(sm_[^)]*)' | head -1)"
+    done
     local search=(./warpsw search -q one.fa -d two.fa --device gpu --quiet -o /dev/null)
     for round in 1 2 3; do
         wall "machine code, no driver cache ($round)" CUDA_CACHE_DISABLE=1 "${search[@]}"

@@ -465,6 +465,7 @@ fn root(job: &Job, args: &SearchArgs) -> anyhow::Result<ExitCode> {
             let residues = file.total_residues();
             Ok(Ready {
                 pack_seconds: None,
+                on_gpus: !matches!(placement, Placement::Cpu),
                 notice: local.notice.clone(),
                 scorer: ClusterScorer {
                     job,

@@ -133,11 +133,12 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
     for (sorted, &original) in db.original_order().iter().enumerate() {
         sorted_position[original as usize] = sorted;
     }
+    let index = RecordIndex::new(db.ids());
     let wanted = args
         .ids
         .iter()
         .map(|id| {
-            find_record(db.ids(), id)
+            find_record(&index, id)
                 .map(|original| sorted_position[original])
                 .map_err(|why| anyhow::anyhow!("{}: {why}", args.db.display()))
         })
@@ -165,35 +166,60 @@ fn get(args: cli::GetArgs) -> anyhow::Result<ExitCode> {
 /// # Errors
 /// A sentence: no record has the id, or several have the field (the
 /// first few named).
-fn find_record(ids: &[String], wanted: &str) -> Result<usize, String> {
-    if let Some(i) = ids.iter().position(|id| id == wanted) {
+fn find_record(index: &RecordIndex<'_>, wanted: &str) -> Result<usize, String> {
+    if let Some(&i) = index.whole.get(wanted) {
         return Ok(i);
     }
-    let fields = |id: &str| -> Vec<String> {
-        let parts: Vec<&str> = id.split('|').collect();
-        match parts.len() {
-            0..=2 => Vec::new(),
-            _ => parts[1..].iter().map(|p| p.to_string()).collect(),
-        }
-    };
-    let matching: Vec<usize> = ids
-        .iter()
-        .enumerate()
-        .filter(|(_, id)| fields(id).iter().any(|f| f == wanted))
-        .map(|(i, _)| i)
-        .collect();
     let shown = host::fasta::escape_controls(wanted);
-    match matching[..] {
-        [] => Err(format!("no sequence has the id or accession '{shown}'")),
-        [i] => Ok(i),
-        [..] => {
-            let named: Vec<&str> = matching.iter().take(5).map(|&i| ids[i].as_str()).collect();
+    match index.fields.get(wanted).map(Vec::as_slice) {
+        None | Some([]) => Err(format!("no sequence has the id or accession '{shown}'")),
+        Some(&[i]) => Ok(i),
+        Some(matching) => {
+            let named: Vec<String> = matching
+                .iter()
+                .take(5)
+                .map(|&i| host::fasta::escape_controls(index.ids[i]))
+                .collect();
             Err(format!(
                 "'{shown}' is a field of {} ids ({}{}): give the whole id",
                 matching.len(),
                 named.join(", "),
                 if matching.len() > 5 { ", ..." } else { "" }
             ))
+        }
+    }
+}
+
+/// The ids of a database, looked up by whole id and by the `|`-separated
+/// fields past a UniProt- or NCBI-style id's database tag, each built once.
+struct RecordIndex<'a> {
+    ids: Vec<&'a str>,
+    /// Whole id → the first record (input order) with it.
+    whole: std::collections::HashMap<&'a str, usize>,
+    /// Field → every record whose id has it.
+    fields: std::collections::HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> RecordIndex<'a> {
+    fn new(ids: &'a [String]) -> RecordIndex<'a> {
+        let mut whole = std::collections::HashMap::with_capacity(ids.len());
+        let mut fields: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, id) in ids.iter().enumerate() {
+            whole.entry(id.as_str()).or_insert(i);
+            if id.split('|').count() >= 3 {
+                for field in id.split('|').skip(1).filter(|f| !f.is_empty()) {
+                    let records = fields.entry(field).or_default();
+                    if records.last() != Some(&i) {
+                        records.push(i);
+                    }
+                }
+            }
+        }
+        RecordIndex {
+            ids: ids.iter().map(String::as_str).collect(),
+            whole,
+            fields,
         }
     }
 }

@@ -10,8 +10,8 @@
 //! window of pairs (whatever the engine reports, in cells).
 
 use std::io::IsTerminal;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -28,8 +28,8 @@ pub const LOG_INTERVAL_VARIABLE: &str = "WARPSW_PROGRESS_SECONDS";
 pub struct CellProgress {
     bar: ProgressBar,
     /// The plain progress lines' thread, where standard error is not a
-    /// terminal, and its stop flag.
-    log: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+    /// terminal: it stops when the sender is dropped.
+    log: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
 }
 
 impl CellProgress {
@@ -43,15 +43,18 @@ impl CellProgress {
         if std::io::stderr().is_terminal() {
             return Self::with_target(total_cells, what, ProgressDrawTarget::stderr());
         }
-        let mut progress = Self::with_target(total_cells, what, ProgressDrawTarget::hidden());
+        let progress = Self::with_target(total_cells, what, ProgressDrawTarget::hidden());
         let interval = log_interval();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (bar, stopped) = (progress.bar.clone(), stop.clone());
+        let (stop, stopped) = mpsc::channel::<()>();
+        let bar = progress.bar.clone();
         let started = Instant::now();
         let thread = std::thread::spawn(move || {
             let mut next = interval;
-            while !stopped.load(Ordering::Acquire) {
-                std::thread::sleep(Duration::from_millis(50).min(interval));
+            // Waits for the next line's time or the stop, whichever comes
+            // first: no line after `finish`, and no wait at the end.
+            while let Err(RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(next.saturating_sub(started.elapsed()))
+            {
                 let elapsed = started.elapsed();
                 if elapsed >= next {
                     eprintln!("warpsw: progress: {}", log_line(&bar, elapsed));
@@ -59,7 +62,7 @@ impl CellProgress {
                 }
             }
         });
-        progress.log = Some((stop, thread));
+        *progress.log.lock().unwrap_or_else(|p| p.into_inner()) = Some((stop, thread));
         progress
     }
 
@@ -90,7 +93,10 @@ impl CellProgress {
             bar.tick();
             bar.enable_steady_tick(std::time::Duration::from_millis(500));
         }
-        CellProgress { bar, log: None }
+        CellProgress {
+            bar,
+            log: Mutex::new(None),
+        }
     }
 
     /// Counts `cells` more as done.
@@ -110,21 +116,25 @@ impl CellProgress {
         self.bar.suspend(f)
     }
 
-    /// Removes the bar (stops the plain lines).
+    /// Removes the bar (stops the plain lines: none is printed after).
     pub fn finish(&self) {
-        if let Some((stop, _)) = &self.log {
-            stop.store(true, Ordering::Release);
-        }
+        self.stop_log();
         self.bar.finish_and_clear();
+    }
+
+    /// Stops the plain lines' thread and waits for it.
+    fn stop_log(&self) {
+        let log = self.log.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some((stop, thread)) = log {
+            drop(stop);
+            let _ = thread.join();
+        }
     }
 }
 
 impl Drop for CellProgress {
     fn drop(&mut self) {
-        if let Some((stop, thread)) = self.log.take() {
-            stop.store(true, Ordering::Release);
-            let _ = thread.join();
-        }
+        self.stop_log();
     }
 }
 

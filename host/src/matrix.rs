@@ -52,7 +52,6 @@ pub const BUILTIN: &[&str] = &[
     "blosum45", "blosum50", "blosum62", "blosum80", "blosum90", "pam30", "pam70", "pam250",
 ];
 
-/// The NCBI text of a built-in matrix, by its lower-case name.
 /// A built-in matrix's name from the ways users spell it: any case, and
 /// ssearch36's short forms (`BL62` for BLOSUM62, `P250` for PAM250).
 fn canonical_name(name: &str) -> String {
@@ -68,6 +67,7 @@ fn canonical_name(name: &str) -> String {
         .unwrap_or(lower)
 }
 
+/// The NCBI text of a built-in matrix, by its lower-case name.
 fn builtin_text(lower_name: &str) -> Option<&'static str> {
     Some(match lower_name {
         "blosum45" => include_str!("../data/matrices/BLOSUM45"),

@@ -482,15 +482,16 @@ impl HitView<'_> {
             Column::TargetEnd => a().target_end.to_string(),
             Column::QuerySequence => self.aligned(true),
             Column::TargetSequence => self.aligned(false),
-            Column::Evalue | Column::Bits if self.hit.evalue.is_none() => NO_STATISTICS.into(),
-            Column::Evalue if blast => self.hit.evalue.map(blast_evalue).unwrap_or_default(),
-            Column::Evalue => self
-                .hit
-                .evalue
-                .map(|e| c_exponential(e, 2))
-                .unwrap_or_default(),
-            Column::Bits if blast => self.hit.bits.map(blast_bits).unwrap_or_default(),
-            Column::Bits => self.hit.bits.map(|b| format!("{b:.1}")).unwrap_or_default(),
+            Column::Evalue => match self.hit.evalue {
+                None => NO_STATISTICS.into(),
+                Some(e) if blast => blast_evalue(e),
+                Some(e) => c_exponential(e, 2),
+            },
+            Column::Bits => match self.hit.bits {
+                None => NO_STATISTICS.into(),
+                Some(b) if blast => blast_bits(b),
+                Some(b) => format!("{b:.1}"),
+            },
             Column::Score => self.hit.score.to_string(),
             Column::Length => a().length.to_string(),
             Column::PercentIdentity => format!("{:.3}", self.percent(self.counts.identities)),

@@ -121,7 +121,7 @@ impl StatisticsTally {
         let Some(why) = &statistics.fallback else {
             return;
         };
-        let named = (query.id.clone(), query.codes.len());
+        let named = (host::fasta::escape_controls(&query.id), query.codes.len());
         match self.fallbacks.iter_mut().find(|f| f.model == model) {
             Some(f) => f.queries.push(named),
             None => self.fallbacks.push(FellBack {

@@ -248,6 +248,8 @@ pub struct Ready<S> {
     /// Seconds spent packing the database, of the time opening the scorer
     /// took (`None`: not told apart).
     pub pack_seconds: Option<f64>,
+    /// Whether the scorer runs on GPUs.
+    pub on_gpus: bool,
     /// How the engine differs from what was asked (said once, unless
     /// `--quiet`).
     pub notice: Option<String>,
@@ -288,6 +290,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
         Ok(Ready {
             scorer: opened.engine,
             pack_seconds: opened.pack_seconds,
+            on_gpus: opened.on_gpus,
             notice: opened.notice,
         })
     })?;
@@ -502,7 +505,7 @@ pub fn search<S: Scorer>(
     time.database_read = read_seconds;
     time.open = open_seconds;
     time.packing = ready.pack_seconds;
-    time.gpu = !matches!(placement, Placement::Cpu);
+    time.gpu = ready.on_gpus;
 
     if !quiet {
         for line in models.fallbacks() {

@@ -111,6 +111,9 @@ pub struct Opened {
     /// Of those, the seconds spent packing it, where the engine tells them
     /// apart (the CPU engine and one GPU holding the database).
     pub pack_seconds: Option<f64>,
+    /// Whether the engine runs on GPUs (`Placement::Auto` may have fallen
+    /// back to the CPU).
+    pub on_gpus: bool,
 }
 
 /// What a search asks of the engines besides the database and scoring.
@@ -210,6 +213,7 @@ pub fn open(
             notice,
             upload_seconds: seconds,
             pack_seconds: Some(seconds),
+            on_gpus: false,
         })
     };
     let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
@@ -322,6 +326,7 @@ pub fn open(
             notice,
             upload_seconds,
             pack_seconds,
+            on_gpus: true,
         })
     };
     match placement {

@@ -139,6 +139,7 @@ pub use fitted::{
     ln_pvalue_from_z, trim_threshold,
 };
 pub use query::{Model, QueryStatistics};
+use ungapped::has_local_statistics;
 pub use ungapped::{ROBINSON_FREQUENCIES, Ungapped, ssearch_cap_parameters, ungapped_parameters};
 
 /// How E-values are computed (`--stats`).
@@ -221,10 +222,11 @@ pub struct Statistics {
     scoring: Scoring,
     fixed: Option<KarlinAltschul>,
     fasta: Option<AltschulGish>,
-    ungapped: Option<Ungapped>,
-    /// The parameters of the first fit's cap ([`ssearch_cap_parameters`],
-    /// else [`ungapped_parameters`]).
-    cap: Option<Ungapped>,
+    /// The matrix's [`ungapped_parameters`] and the parameters of the first
+    /// fit's cap ([`ssearch_cap_parameters`], else the former), computed
+    /// when a fit first needs them (tens of milliseconds: a search with
+    /// published parameters never does).
+    ungapped: std::sync::OnceLock<(Option<Ungapped>, Option<Ungapped>)>,
     database: DatabaseSize,
 }
 
@@ -248,9 +250,7 @@ impl Statistics {
             Method::FixedFasta => Some(published_parameters(scoring, fasta_parameters)?),
             _ => None,
         };
-        let ungapped = ungapped_parameters(&scoring.matrix);
-        let cap = ssearch_cap_parameters(&scoring.matrix).or(ungapped);
-        if method == Method::Fitted && fixed.is_none() && ungapped.is_none() {
+        if method == Method::Fitted && fixed.is_none() && !has_local_statistics(&scoring.matrix) {
             return Err(Error::InvalidArgument(format!(
                 "matrix {} has no local alignment statistics (its expected score over \
                  background residues is not negative, or no score is positive), so a query \
@@ -264,8 +264,7 @@ impl Statistics {
             scoring: scoring.clone(),
             fixed,
             fasta,
-            ungapped,
-            cap,
+            ungapped: std::sync::OnceLock::new(),
             database,
         })
     }
@@ -285,8 +284,21 @@ impl Statistics {
     /// caps it, else with [`ungapped_parameters`]); none for a matrix
     /// without ungapped parameters.
     fn cap(&self, query_length: usize) -> Option<i32> {
-        self.cap
+        self.ungapped()
+            .1
             .map(|u| first_fit_cap(&u, query_length, self.database))
+    }
+
+    /// The matrix's ungapped parameters and the cap's ([`Statistics`]'s
+    /// `ungapped`).
+    fn ungapped(&self) -> (Option<Ungapped>, Option<Ungapped>) {
+        *self.ungapped.get_or_init(|| {
+            let ungapped = ungapped_parameters(&self.scoring.matrix);
+            (
+                ungapped,
+                ssearch_cap_parameters(&self.scoring.matrix).or(ungapped),
+            )
+        })
     }
 
     fn fixed_model(&self, p: KarlinAltschul, query_length: usize) -> Model {
@@ -364,7 +376,8 @@ impl Statistics {
             return (Model::Simulated(f), Some(why));
         }
         let u = self
-            .ungapped
+            .ungapped()
+            .0
             .expect("Statistics::new refuses the fitted method without ungapped parameters");
         let why = format!(
             "{unpublished}, and its scores against random sequences do not vary enough to fit \

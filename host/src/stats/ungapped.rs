@@ -92,6 +92,26 @@ pub fn ssearch_cap_parameters(matrix: &crate::matrix::ScoreMatrix) -> Option<Ung
     karlin_altschul(matrix, &pairs, &pairs[..19])
 }
 
+/// Whether `matrix` has ungapped parameters ([`ungapped_parameters`] is
+/// `Some`), told without computing them: some score positive, some
+/// negative, and the expected score over Robinson & Robinson residues
+/// negative.
+pub(super) fn has_local_statistics(matrix: &crate::matrix::ScoreMatrix) -> bool {
+    let pairs = || (0..20u8).flat_map(|a| (0..20u8).map(move |b| (a, b)));
+    let (low, high) = pairs()
+        .map(|(a, b)| matrix.score(a, b))
+        .fold((i32::MAX, i32::MIN), |(l, h), s| (l.min(s), h.max(s)));
+    let total: f64 = ROBINSON_FREQUENCIES.iter().sum();
+    let expected: f64 = pairs()
+        .map(|(a, b)| {
+            let weight = ROBINSON_FREQUENCIES[a as usize] * ROBINSON_FREQUENCIES[b as usize];
+            weight * f64::from(matrix.score(a, b))
+        })
+        .sum::<f64>()
+        / (total * total);
+    low < 0 && high > 0 && expected < 0.0
+}
+
 /// λ, K and H of [`ungapped_parameters`] for pairs of a residue drawn from
 /// `first` and one from `second` (codes with weights, each normalized).
 fn karlin_altschul(
@@ -192,6 +212,34 @@ fn gcd(a: i32, b: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_statistics_are_told_as_the_parameters_would_tell_them() {
+        let mut matrices: Vec<crate::matrix::ScoreMatrix> = crate::matrix::BUILTIN
+            .iter()
+            .map(|name| crate::matrix::ScoreMatrix::by_name(name).unwrap())
+            .collect();
+        matrices.push(crate::matrix::ScoreMatrix::from_scores(
+            "plus",
+            [[2; 24]; 24],
+        ));
+        let mut shifted = *matrices[0].scores();
+        for row in shifted.iter_mut() {
+            for s in row.iter_mut() {
+                *s = s.saturating_add(4);
+            }
+        }
+        matrices.push(crate::matrix::ScoreMatrix::from_scores("shifted", shifted));
+        for m in &matrices {
+            assert_eq!(
+                has_local_statistics(m),
+                ungapped_parameters(m).is_some(),
+                "{}",
+                m.name()
+            );
+        }
+        assert!(!has_local_statistics(&matrices[matrices.len() - 1]));
+    }
     use crate::scoring::Scoring;
     use crate::stats::{DatabaseSize, Method, Statistics, first_fit_cap};
 
