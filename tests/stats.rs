@@ -617,6 +617,13 @@ fn stats_none_reports_the_best_raw_scores() {
         ],
     ));
     assert_eq!(tabular.lines().count(), 10);
+    // Asking for more hits than there are sequences reserves nothing more.
+    let all = ok_text(search(
+        &q,
+        &d,
+        &["--stats", "none", "--top", &u64::MAX.to_string()],
+    ));
+    assert_eq!(all.lines().count(), 1 + 600);
 }
 
 #[test]
