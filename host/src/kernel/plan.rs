@@ -33,7 +33,7 @@ pub const AUTO_MIN_FIRST_STAGE_SEQUENCES: usize = 100_000;
 /// sequences on, on GPUs with DPX (compute capability 9.0+) and gaps that fit
 /// 16 bits, the group kernels align every length (`group-i16x2`, and
 /// `query-group-i16x2` for the short ones: `--auto-query-group`). With the chunks side by
-/// side on `--gpu-streams`' default 8 streams it beat `auto`'s other choice by
+/// side on 8 streams (`--gpu-streams`' default then; 16 now) it beat `auto`'s other choice by
 /// 2.4× on 20,000 UniProt sequences and 2.5× on 50,000 synthetic ones (on one
 /// stream it had lost on the 20,000: too few groups to fill the GPU); below
 /// 20,000 it has not been measured.
