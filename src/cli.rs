@@ -274,8 +274,9 @@ pub struct SearchArgs {
     /// shortened by ln(K m n)/H, E over the database's sequences, as
     /// `ssearch36 -z 3`; BLOSUM50 and BLOSUM62 at the gap costs of FASTA's
     /// table), or none (no E-values or bit scores: the --max-target-seqs
-    /// best raw scores, ties in database order, the fastest search; the
-    /// evalue and bitscore columns and --format blast6 are refused).
+    /// best raw scores, ties in database order; tsv and json leave those
+    /// columns out, and the evalue and bitscore columns, --evalue and
+    /// --format blast6 without --columns are refused).
     #[arg(long, value_enum, default_value_t = Method::Fitted)]
     pub stats: Method,
     /// Columns of the tsv, blast6 or json output, by BLAST's names, comma
