@@ -105,8 +105,7 @@ pub fn load_db(path: &Path) -> anyhow::Result<Database> {
         return Ok(host::dbfile::open(path)?);
     }
     let records = read_fasta(path).context("reading the database")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
+    warn_about(path, &records);
     Ok(Database::try_from_records(records)?)
 }
 
@@ -117,8 +116,7 @@ pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<S
         return Ok(host::dbfile::open_with_descriptions(path)?);
     }
     let records = read_fasta(path).context("reading the database")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
+    warn_about(path, &records);
     let descriptions = records.iter().map(|r| r.description.clone()).collect();
     Ok((Database::try_from_records(records)?, descriptions))
 }
@@ -126,9 +124,14 @@ pub fn load_db_with_descriptions(path: &Path) -> anyhow::Result<(Database, Vec<S
 /// Reads the query file.
 pub fn load_queries(path: &Path) -> anyhow::Result<Vec<Record>> {
     let records = read_fasta(path).context("reading the queries")?;
-    warn_duplicates(path, &records);
-    warn_nucleotides(path, &records);
+    warn_about(path, &records);
     Ok(records)
+}
+
+/// What a file's records deserve a warning for: ids twice, nucleotides.
+fn warn_about(path: &Path, records: &[Record]) {
+    warn_duplicates(path, records);
+    warn_nucleotides(path, records);
 }
 
 /// Warns when records look like nucleotides

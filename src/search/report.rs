@@ -25,7 +25,8 @@ const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 
 /// One batch's reports: for each query its statistics from all its scores
 /// (`batch_scores`, sorted database order), the hits ranked by E-value
-/// ([`rank_by_evalue`]) and their alignments, realigned with traceback
+/// ([`rank_by_evalue`]; by score with `--stats none`, no statistics) and
+/// their alignments, realigned with traceback
 /// (on the GPUs when the search's placement has them and there are at
 /// least [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
 /// alignment's score must equal the search's. With `realign` false (the

@@ -19,6 +19,7 @@
 
 use std::sync::Arc;
 
+use rand::distr::{Distribution, weighted::WeightedIndex};
 use rand::{Rng, SeedableRng};
 
 use super::{MIN_FIT_LENGTH, ROBINSON_FREQUENCIES, SequenceLengths};
@@ -67,7 +68,8 @@ pub fn simulated_scores(
 
 /// The random sequences [`simulated_scores`] scores `query` against.
 fn random_sequences(query: &[u8], database: &SequenceLengths) -> Database {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed_of(query));
+    // Seeded by the query's residues alone.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(crc32fast::hash(query)));
     let usable: Vec<usize> = database
         .lengths()
         .iter()
@@ -88,36 +90,18 @@ fn random_sequences(query: &[u8], database: &SequenceLengths) -> Database {
     let affordable = (MAX_SIMULATED_CELLS / (query.len().max(1) as f64 * mean)) as usize;
     lengths.truncate(affordable.clamp(MIN_SIMULATED_SEQUENCES, SIMULATED_SEQUENCES));
 
-    let cumulative: Vec<f64> = ROBINSON_FREQUENCIES
-        .iter()
-        .scan(0.0, |sum, &p| {
-            *sum += p;
-            Some(*sum)
-        })
-        .collect();
-    let total = cumulative[cumulative.len() - 1];
+    let residues = WeightedIndex::new(ROBINSON_FREQUENCIES)
+        .expect("the Robinson frequencies are positive weights");
     let records: Vec<Record> = lengths
         .iter()
         .enumerate()
         .map(|(i, &n)| Record {
             id: format!("random{i}"),
             description: String::new(),
-            codes: (0..n)
-                .map(|_| {
-                    let u = rng.random_range(0.0..total);
-                    cumulative.partition_point(|&c| c <= u).min(19) as u8
-                })
-                .collect(),
+            codes: (0..n).map(|_| residues.sample(&mut rng) as u8).collect(),
         })
         .collect();
     Database::from_records(records)
-}
-
-/// A seed that depends on the query's residues alone (FNV-1a).
-fn seed_of(query: &[u8]) -> u64 {
-    query.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
-        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]
