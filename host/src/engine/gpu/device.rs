@@ -165,8 +165,9 @@ pub fn selected_devices(wanted: Option<&[usize]>) -> Result<Vec<DeviceInfo>> {
 
 /// Opens the GPUs `wanted` (`None`: all) and loads the kernels in each, so
 /// that a search that starts this on another thread while it reads its
-/// input finds them ready: a device's start (its context, about half a
-/// second on an H200) then runs beside the reading instead of after it.
+/// input finds them ready: a device's start (its context and the kernels'
+/// module; with the database's upload 0.72–0.85 s on an H200,
+/// benches/RESULTS.md) then runs beside the reading instead of after it.
 /// Errors are dropped: the search's own opening of the devices reports
 /// them.
 pub fn warm_up(wanted: Option<&[usize]>) {
