@@ -21,7 +21,7 @@ for line in sys.stdin:
 
 rm -rf "$bundle"
 mkdir -p "$bundle"
-cp target/release/warpsw "$bundle/warpsw"
+cp "${CARGO_TARGET_DIR:-target}"/release/warpsw "$bundle/warpsw"
 strip --strip-debug "$bundle/warpsw"
 cp "$tests_exe" "$bundle/warpsw-tests"
 strip --strip-debug "$bundle/warpsw-tests"
@@ -29,6 +29,8 @@ cp scripts/run_on_gpu.sh "$bundle/run.sh"
 cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp scripts/gpu_query_group.sh "$bundle/query_group.sh"
 cp scripts/gpu_start_and_stats.sh "$bundle/start_and_stats.sh"
+cp scripts/gpu_long_queries.sh "$bundle/long_queries.sh"
+cp benches/queries/long.fasta benches/queries/lengths.fasta "$bundle/"
 cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 # The side-by-side run with CUDASW++ 4.0 (built there from its source).
@@ -62,7 +64,7 @@ fi
 # scripts/mpi_bundle.sh) for run.sh's `mpi` step.
 if [ "${MPI:-0}" = 1 ]; then
     cargo build --release --bin warpsw --features mpi
-    cp target/release/warpsw "$bundle/warpsw-mpi"
+    cp "${CARGO_TARGET_DIR:-target}"/release/warpsw "$bundle/warpsw-mpi"
     strip --strip-debug "$bundle/warpsw-mpi"
     bash scripts/mpi_bundle.sh "$bundle"
 fi

@@ -1034,3 +1034,73 @@ fn gpu_query_group_matches_the_reference() {
         }
     }
 }
+
+/// Many pairs of one chunk beyond 16 bits at once, long queries against
+/// long sequences, on the GPU: 7,000- and 6,100-residue queries against 64
+/// of their homologs of 5,000–7,000 residues (every one above 16 bits, all
+/// in the chunks of the longest sequences) among 20,000 ordinary sequences;
+/// each 16-bit kernel and `auto`, on one stream and on eight (where the
+/// rescue waits for the chunk beside the others), one query at a time and
+/// (query-group) in a batch.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_many_long_pairs_beyond_16_bits_are_rescued() {
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    use host::kernel::Kernel;
+    const W: u8 = 17;
+    let mut rng = hay::rng(140);
+    // A W every third residue: about 7 a residue in a self-alignment
+    // (BLOSUM62's W-W is 11), so that homologs of 5,000 residues pass
+    // 16 bits.
+    let mut long = hay::random_codes(&mut rng, 7000, false);
+    long.iter_mut().step_by(3).for_each(|c| *c = W);
+    let mut seqs: Vec<Vec<u8>> = hay::skewed_sequences(&mut rng, 20_000, 1000, true);
+    for k in 0..64 {
+        let start = (k * 31) % 2000;
+        seqs.push(hay::mutate(&mut rng, &long[start..start + 5000], 0.96));
+        seqs.push(hay::mutate(&mut rng, &long, 0.9 + k as f64 / 1000.0));
+    }
+    let db = hay::database(seqs);
+    let queries = vec![long.clone(), hay::mutate(&mut rng, &long[500..6600], 0.97)];
+    let scoring = hay::blosum62(10, 1);
+    let expected = reference_scores(&queries, &db, &scoring);
+    for want in &expected {
+        let over = want.iter().filter(|&&s| s > SCORE_LIMIT).count();
+        assert!(over >= 64, "{over} pairs beyond 16 bits");
+    }
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    let choices = [
+        KernelChoice::One(Kernel::SimtI16x2),
+        KernelChoice::One(Kernel::GroupI16x2),
+        KernelChoice::One(Kernel::QueryGroupI16x2),
+        KernelChoice::Auto(AutoOptions::default()),
+    ];
+    for choice in choices {
+        let plan = gpu0_plan(choice, &db, &scoring);
+        for streams in [1, 8] {
+            let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+                .streams(streams)
+                .database(&db, budget)
+                .expect("GPU 0 opens");
+            let refs: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
+            let batch = engine.score_batch(&refs).expect("GPU 0 scores");
+            for (q, want) in expected.iter().enumerate() {
+                let one = engine.score_all(&queries[q]).expect("GPU 0 scores");
+                for (how, got) in [("alone", &one), ("in a batch", &batch[q])] {
+                    let wrong: Vec<usize> = (0..db.len()).filter(|&i| got[i] != want[i]).collect();
+                    assert!(
+                        wrong.is_empty(),
+                        "{plan} on {streams} streams, query {q} {how}: {} mismatches of {}, first at target length {}",
+                        wrong.len(),
+                        db.len(),
+                        db.length(wrong[0])
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "gpu: rescues of long pairs, {} pairs compared with the reference, 0 mismatches",
+        4 * 2 * 2 * queries.len() * db.len()
+    );
+}

@@ -9,6 +9,7 @@ use host::kernel::simt::{run_simt_chunk, run_simt_i16x2_chunk};
 use host::profile::sequential_profile;
 use host::reference::local_score;
 use host::scoring::{GapPenalty, Scoring};
+use rand::Rng;
 use rayon::prelude::*;
 
 use crate::hay;
@@ -150,6 +151,162 @@ fn sw_simt_i16x2_rescues_scores_beyond_16_bits() {
     for query in [&above, &at_limit, &vec![W; 7000]] {
         for threads in [1, 2, 3, 4, 7] {
             check_simt(query, &db, &scoring, threads);
+        }
+    }
+}
+
+/// BLOSUM62 times twelve (clamped to the profile's `i8`): a close homolog
+/// passes 16 bits after some 600 residues, so pairs that overflow stay
+/// small enough to emulate by the dozen.
+fn blosum62_times_12(open: i32, extend: i32) -> Scoring {
+    use host::matrix::ScoreMatrix;
+    let blosum = ScoreMatrix::by_name("blosum62").unwrap();
+    let scores = blosum
+        .scores()
+        .map(|row| row.map(|s| (i32::from(s) * 12).clamp(-127, 127) as i8));
+    Scoring {
+        matrix: ScoreMatrix::from_scores("BLOSUM62x12", scores),
+        gaps: GapPenalty::new(open, extend).unwrap(),
+    }
+}
+
+/// Scores of `query` against every sequence of `db` by the rescue alone,
+/// in chunks of `threads`, the 16-bit kernel's scores given as `given`.
+fn rescue_scores(
+    query: &[u8],
+    db: &Database,
+    scoring: &Scoring,
+    threads: usize,
+    given: &[i32],
+) -> Vec<i32> {
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: threads,
+        max_bytes: usize::MAX,
+    };
+    let profile = sequential_profile(query, &scoring.matrix);
+    plan_chunks(&lengths, limits)
+        .par_iter()
+        .flat_map_iter(|range| {
+            host::kernel::rescue::run_chunk(
+                &PackedChunk::pack(db, range.clone()),
+                &profile,
+                scoring.gaps.kernel_gaps(),
+                &given[range.clone()],
+            )
+        })
+        .collect()
+}
+
+/// The 32-bit rescue told that every score ran out of range: each pair
+/// equals the reference. Queries on both sides of its passes' boundaries
+/// (512 rows) and of a lane's 16 rows, sequences shorter and longer than
+/// its wavefront (32 lanes) and empty ones, homologs with indels so that
+/// gaps cross lanes and passes; every gap setting, chunks of 1 to 64.
+#[test]
+fn rescue_realigns_every_pair_it_is_given() {
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    let mut rng = hay::rng(41);
+    for query_len in [1, 15, 16, 17, 511, 512, 513, 1100] {
+        let query = hay::random_codes(&mut rng, query_len, true);
+        let mut seqs = vec![vec![], query.clone()];
+        for len in [1, 2, 30, 31, 32, 33, 64, 700] {
+            seqs.push(hay::random_codes(&mut rng, len, true));
+        }
+        for identity in [0.97, 0.8, 0.5] {
+            seqs.push(hay::mutate(&mut rng, &query, identity));
+        }
+        let db = hay::database(seqs);
+        for (open, extend) in hay::GAP_SETTINGS {
+            let scoring = hay::blosum62(open, extend);
+            let want: Vec<i32> = (0..db.len())
+                .map(|i| local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect();
+            let out_of_range = vec![SCORE_LIMIT + 1; db.len()];
+            for threads in [1, 5, 64] {
+                let got = rescue_scores(&query, &db, &scoring, threads, &out_of_range);
+                assert_eq!(
+                    got, want,
+                    "query length {query_len}, gaps {open}/{extend}, {threads} a chunk"
+                );
+            }
+        }
+    }
+}
+
+/// Scores at or below the limit are the 16-bit kernel's and stay as they
+/// were given; the others, beside them in the same chunk, are realigned.
+#[test]
+fn rescue_leaves_scores_within_16_bits_alone() {
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    let mut rng = hay::rng(42);
+    let query = hay::random_codes(&mut rng, 600, false);
+    let db = hay::database(
+        (0..40)
+            .map(|_| hay::mutate(&mut rng, &query, 0.7))
+            .collect(),
+    );
+    let scoring = hay::blosum62(11, 1);
+    let given: Vec<i32> = (0..db.len())
+        .map(|i| match i % 4 {
+            0 => SCORE_LIMIT,
+            1 => i as i32,
+            _ => SCORE_LIMIT + 1 + i as i32,
+        })
+        .collect();
+    let got = rescue_scores(&query, &db, &scoring, 16, &given);
+    for i in 0..db.len() {
+        let want = if given[i] > SCORE_LIMIT {
+            local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps)
+        } else {
+            given[i]
+        };
+        assert_eq!(got[i], want, "sequence {i}");
+    }
+}
+
+/// Many pairs of one chunk beyond 16 bits at once, long queries against
+/// long sequences: two queries of 1,100 and 2,100 residues against 48
+/// homologs of 800–2,200 residues (every one above 16 bits) among random
+/// sequences, through every 16-bit kernel and its rescue as the engines run
+/// them.
+#[test]
+fn sixteen_bit_kernels_rescue_many_long_pairs_of_one_chunk() {
+    use gpu_kernels::simt_i16x2::SCORE_LIMIT;
+    use host::kernel::Kernel;
+    let mut rng = hay::rng(43);
+    let scoring = blosum62_times_12(11, 1);
+    for query_len in [1100, 2100] {
+        let query = hay::random_codes(&mut rng, query_len, false);
+        let mut seqs = Vec::new();
+        for k in 0..48 {
+            let start = rng.random_range(0..query_len / 8);
+            let end = (start + 800 + 30 * k).min(query_len);
+            seqs.push(hay::mutate(&mut rng, &query[start..end], 0.9));
+            seqs.push(hay::random_codes(&mut rng, 300 + 40 * k, false));
+        }
+        let db = hay::database(seqs);
+        let want: Vec<i32> = (0..db.len())
+            .into_par_iter()
+            .map(|i| local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps))
+            .collect();
+        let over = want.iter().filter(|&&s| s > SCORE_LIMIT).count();
+        assert!(over >= 40, "{over} pairs beyond 16 bits");
+        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+        let chunk = PackedChunk::pack(&db, 0..lengths.len());
+        for kernel in [
+            Kernel::SimtI16x2,
+            Kernel::GroupI16x2,
+            Kernel::QueryGroupI16x2,
+        ] {
+            let got = kernel
+                .run_emulated(
+                    &chunk,
+                    &kernel.profile(&query, &scoring.matrix),
+                    scoring.gaps.kernel_gaps(),
+                )
+                .unwrap();
+            assert_eq!(got, want, "{kernel}, query length {query_len}");
         }
     }
 }

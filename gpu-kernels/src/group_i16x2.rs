@@ -1,7 +1,8 @@
 //! `sw_group_i16x2_*`: local alignment scores, a group of lanes per pair of
 //! database sequences, the pair's residues in the group's registers and the
 //! query streamed through the group; 16-bit scores, two sequences per
-//! register; out-of-range scores rescued in 32 bits by `sw_simt_i16x2_rescue`.
+//! register; out-of-range scores rescued in 32 bits by
+//! `sw_query_group_i32_rescue`.
 //!
 //! CUDASW++ 4.0's mapping (Schmidt, B., Kallenborn, F., Chacon, A. & Hundt,
 //! C. (2024). *CUDASW++4.0: ultra-fast GPU-based Smith-Waterman protein

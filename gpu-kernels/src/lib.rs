@@ -15,6 +15,8 @@
 //! * [`simt`]: the inter-task kernel (one thread per database sequence).
 //! * [`simt_i16x2`]: the same with 16-bit scores, two database sequences
 //!   per thread (DPX on Hopper), out-of-range scores rescued in 32 bits.
+//! * [`query_group_i32`]: that rescue, for every 16-bit kernel: a warp per
+//!   sequence out of range, the query's rows in the lanes, i32 scores.
 //! * [`group_i16x2`]: CUDASW++ 4.0's mapping: a group of lanes per pair of
 //!   database sequences, residues in registers, the query streamed through
 //!   the group by shuffles, 16-bit scores (DPX on Hopper).
@@ -52,6 +54,7 @@ pub mod layout;
 pub mod parallelogram;
 pub mod partitioned;
 pub mod query_group_i16x2;
+pub mod query_group_i32;
 pub mod recurrence;
 pub mod simt;
 pub mod simt_i16x2;

@@ -4,7 +4,7 @@
 //! residues stream through the group; each lane reads its columns' scores
 //! from a query profile in shared memory, sixteen at a time; 16-bit
 //! scores, two sequences per register; out-of-range scores rescued in 32
-//! bits by `sw_simt_i16x2_rescue`.
+//! bits by `sw_query_group_i32_rescue`.
 //!
 //! The group and its shuffles are CUDASW++ 4.0's (Schmidt, B., Kallenborn,
 //! F., Chacon, A. & Hundt, C. (2024). *CUDASW++4.0: ultra-fast GPU-based

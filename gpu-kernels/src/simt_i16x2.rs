@@ -1,6 +1,7 @@
 //! `sw_simt_i16x2`: local alignment scores, two database sequences per
-//! thread, one in each 16-bit half of every register; `sw_simt_i16x2_rescue`
-//! rescores in 32 bits the sequences whose 16-bit score ran out of range.
+//! thread, one in each 16-bit half of every register; the sequences whose
+//! 16-bit score ran out of range are rescored in 32 bits by
+//! `sw_query_group_i32_rescue` ([`crate::query_group_i32`]).
 //!
 //! The SIMT kernel ([`crate::simt`]: SW-CUDA, Manavski & Valle 2008;
 //! CUDASW++ 2.0's optimized SIMT, Liu, Schmidt & Maskell 2010) with its
@@ -42,8 +43,8 @@
 //! computed from values that did not wrap, so it is exact, and the running
 //! maximum keeps a value above the limit from then on: a score written above
 //! [`SCORE_LIMIT`] means "out of range", never a wrong score.
-//! `sw_simt_i16x2_rescue`, launched after it on the same chunk, realigns
-//! exactly those sequences with [`crate::simt::align_sequence`] (i32).
+//! The rescue, launched after it on the same chunk, realigns exactly those
+//! sequences in 32 bits ([`crate::query_group_i32`]).
 
 use core::simd::{i16x2, i16x4, simd_swizzle};
 
@@ -176,19 +177,6 @@ pub unsafe fn align_pair(p: &SimtParams, t: u32) {
     }
 }
 
-/// Realigns sequence `t` of the chunk in 32 bits if [`align_pair`] left its
-/// score above [`SCORE_LIMIT`]; every other score stays as it is.
-///
-/// # Safety
-/// The duties of [`crate::simt::align_sequence`] for `t`, with `p.scores`
-/// as [`align_pair`] wrote it for the whole chunk.
-#[inline(always)]
-pub unsafe fn rescue_sequence(p: &SimtParams, t: u32) {
-    if *p.scores.add(t as usize) > SCORE_LIMIT {
-        crate::simt::align_sequence(p, t);
-    }
-}
-
 crate::layout::chunk_kernel! {
     /// GPU entry point: one thread per two sequences of the chunk,
     /// arguments [`SimtParams`]' fields (see `layout::chunk_kernel`).
@@ -200,21 +188,6 @@ crate::layout::chunk_kernel! {
         let t = crate::warp::global_thread_index();
         if 2 * t < p.threads {
             align_pair(&p, t);
-        }
-    })
-}
-
-crate::layout::chunk_kernel! {
-    /// GPU entry point, launched on a chunk after `sw_simt_i16x2` (same
-    /// stream): one thread per sequence, rescuing the out-of-range scores.
-    ///
-    /// # Safety
-    /// The duties of [`rescue_sequence`] for every `t < threads`; any block
-    /// size.
-    fn sw_simt_i16x2_rescue(|p| {
-        let t = crate::warp::global_thread_index();
-        if t < p.threads {
-            rescue_sequence(&p, t);
         }
     })
 }

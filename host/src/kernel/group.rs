@@ -15,12 +15,12 @@ use gpu_kernels::group_i16x2::{
     CONFIGS, Config, GapAddends, GroupParams, SHARED_BYTES, SINGLE_PASS_COLUMNS, TABLE_WORDS,
     align_pair_emulated, config_for, query_words, scratch_words, shared_table,
 };
-use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE, SimtParams};
+use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::simt_i16x2;
 
 use super::Adapter;
-use super::simt::{RESCUE_SYMBOL, SimtArgs, with_chunk_params};
+use super::simt::{RESCUE_SYMBOL, SimtArgs};
 use crate::db::PackedChunk;
 use crate::engine::gpu::launch::{
     ChunkLaunch, VECTOR_BLOCK, WorkBuffer, one_thread_each, vector_grid,
@@ -202,7 +202,12 @@ impl Adapter for Group {
             }
         }
         // The rescue, as the GPU's second launch.
-        Ok(rescue_emulated(chunk, parts.sequential, gaps, &scores))
+        Ok(super::rescue::run_chunk(
+            chunk,
+            parts.sequential,
+            gaps,
+            &scores,
+        ))
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
@@ -343,30 +348,9 @@ pub(super) fn sequential_part(profile: &[u32]) -> Result<&[u32]> {
     parts(profile).map(|p| p.sequential)
 }
 
-/// The 16-bit kernels' second launch on the host: `scores` with every
-/// score above the 16-bit limit realigned in 32 bits (`sequential` the
-/// query's sequential profile).
-pub(super) fn rescue_emulated(
-    chunk: &PackedChunk,
-    sequential: &[u32],
-    gaps: Gaps,
-    scores: &[i32],
-) -> Vec<i32> {
-    with_chunk_params(chunk, sequential, gaps, |simt: &SimtParams| {
-        // SAFETY: as `run_simt_i16x2_chunk`'s rescue: the SIMT buffers come
-        // from `with_chunk_params` (one score per sequence of the chunk, as
-        // `scores` has), the scores from the 16-bit run.
-        unsafe {
-            for (t, &score) in scores.iter().enumerate() {
-                *simt.scores.add(t) = score;
-                simt_i16x2::rescue_sequence(simt, t as u32);
-            }
-        }
-    })
-}
-
 /// Queues SIMT entry point `symbol` (`sw_simt_i32`, `sw_simt_i16x2` or the
-/// rescue) on `l`'s chunk, one thread a sequence, with the group profile's
+/// rescue) on `l`'s chunk, one thread a sequence (the rescue: its own
+/// grid, [`super::rescue::grid`]), with the group profile's
 /// sequential part and the row buffer; the profile is a group profile and
 /// `suffix` words after it.
 pub(super) fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str, suffix: usize) -> Result<()> {
@@ -388,7 +372,12 @@ pub(super) fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str, suffix: usize) -> R
     // (the rescue after the group launch on one stream, or, for an
     // overlapping launch, after the engine's stream waited for it), so the
     // rescue reads the scores the 16-bit launch wrote.
-    unsafe { simt.launch(l, symbol, one_thread_each(threads)) }
+    let config = if symbol == RESCUE_SYMBOL {
+        super::rescue::grid(l.sm_count())
+    } else {
+        one_thread_each(threads)
+    };
+    unsafe { simt.launch(l, symbol, config) }
 }
 
 #[cfg(test)]

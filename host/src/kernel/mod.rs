@@ -24,6 +24,7 @@ pub mod parallelogram;
 pub mod partitioned;
 pub mod plan;
 pub mod query_group;
+pub mod rescue;
 pub mod simt;
 pub mod striped;
 

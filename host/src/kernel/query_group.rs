@@ -649,7 +649,7 @@ impl Adapter for QueryGroup {
                 return Err(bad_profile());
             }
             let group_profile = &profiles[..layout.group_words];
-            all.push(group::rescue_emulated(
+            all.push(super::rescue::run_chunk(
                 chunk,
                 group::sequential_part(group_profile)?,
                 gaps,
@@ -1057,7 +1057,7 @@ fn run_emulated_config_from(
         gaps,
         resume_at,
     ));
-    Ok(group::rescue_emulated(
+    Ok(super::rescue::run_chunk(
         chunk,
         group::sequential_part(group_profile)?,
         gaps,
@@ -1106,7 +1106,7 @@ pub fn run_emulated_pair_config(
     ));
     let rescued = |q: usize| -> Result<Vec<i32>> {
         let group_profile = &profiles[q][..layouts[q].group_words];
-        Ok(group::rescue_emulated(
+        Ok(super::rescue::run_chunk(
             chunk,
             group::sequential_part(group_profile)?,
             gaps,
@@ -1351,7 +1351,7 @@ pub fn run_emulated_pair_with_tail(
     let (low, high) = scores.split_at(threads);
     let rescued = |q: usize, scores: &[i32]| -> Result<Vec<i32>> {
         let group_profile = &profiles[q][..layouts[q].group_words];
-        Ok(group::rescue_emulated(
+        Ok(super::rescue::run_chunk(
             chunk,
             group::sequential_part(group_profile)?,
             gaps,

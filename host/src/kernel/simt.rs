@@ -29,8 +29,8 @@ impl Simt {
 }
 
 /// `sw_simt_i16x2`'s second launch: every score above the 16-bit limit
-/// realigned in 32 bits.
-pub const RESCUE_SYMBOL: &str = "sw_simt_i16x2_rescue";
+/// realigned in 32 bits ([`super::rescue`]).
+pub const RESCUE_SYMBOL: &str = super::rescue::SYMBOL;
 
 impl Adapter for Simt {
     fn profile(&self, query: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
@@ -81,15 +81,13 @@ impl Adapter for Simt {
         // require; launches run in stream order, so the shared row buffer is
         // never used by two launches at once and the rescue reads the scores
         // the 16-bit kernel wrote.
-        let launch = |symbol: &str, threads: usize| unsafe {
-            args.launch(l, symbol, one_thread_each(threads))
-        };
+        let launch = |symbol: &str, config: LaunchConfig| unsafe { args.launch(l, symbol, config) };
         // Gap penalties beyond 16 bits' range: the same profile, in 32 bits.
         if self.packed_16 && simt_i16x2::gaps_fit(l.gaps()) {
-            launch("sw_simt_i16x2", threads.div_ceil(2))?;
-            launch(RESCUE_SYMBOL, threads)
+            launch("sw_simt_i16x2", one_thread_each(threads.div_ceil(2)))?;
+            launch(RESCUE_SYMBOL, super::rescue::grid(l.sm_count()))
         } else {
-            launch("sw_simt_i32", threads)
+            launch("sw_simt_i32", one_thread_each(threads))
         }
     }
 }
@@ -170,7 +168,7 @@ pub fn run_simt_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i
     })
 }
 
-/// Runs `sw_simt_i16x2` and then `sw_simt_i16x2_rescue` over one chunk on
+/// Runs `sw_simt_i16x2` and then the rescue over one chunk on
 /// the host, as the GPU engine launches them (or `sw_simt_i32` when the gap
 /// penalties do not fit 16 bits, as there).
 ///
@@ -187,9 +185,7 @@ pub fn run_simt_i16x2_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) ->
             for t in 0..params.threads.div_ceil(2) {
                 simt_i16x2::align_pair(params, t);
             }
-            for t in 0..params.threads {
-                simt_i16x2::rescue_sequence(params, t);
-            }
+            super::rescue::run_emulated(params);
         }
     })
 }

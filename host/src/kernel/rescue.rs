@@ -1,0 +1,62 @@
+//! The 32-bit rescue that follows every 16-bit kernel
+//! (`gpu_kernels::query_group_i32`, after CUDASW++ 4.0's recomputation of
+//! the alignments its 16-bit kernels could not finish, Schmidt 2024): a
+//! warp per sequence whose score is above the 16-bit limit, launched on a
+//! chunk after the 16-bit kernel with the SIMT kernels' arguments (the
+//! sequential profile and the row buffer). Not a kernel of its own for
+//! `--kernel`: the 16-bit kernels' adapters launch it.
+
+use cudarc::driver::LaunchConfig;
+use gpu_kernels::layout::SimtParams;
+use gpu_kernels::query_group_i32::{LANES, WARPS_PER_MULTIPROCESSOR, rescue_warp};
+use gpu_kernels::vector::HostVector;
+
+use gpu_kernels::recurrence::Gaps;
+
+use super::simt::with_chunk_params;
+use crate::db::PackedChunk;
+use crate::engine::gpu::launch::vector_grid;
+
+/// The rescue's entry point.
+pub const SYMBOL: &str = "sw_query_group_i32_rescue";
+
+/// Warps of an emulated rescue: any number gives the same scores; a few,
+/// so that the tests stride through the chunk as the GPU's warps do.
+const EMULATED_WARPS: usize = 7;
+
+/// The rescue's launch on a GPU of `sm_count` multiprocessors: a fixed
+/// number of warps that look after the chunk's sequences between them.
+pub fn grid(sm_count: usize) -> LaunchConfig {
+    vector_grid(sm_count.max(1) * WARPS_PER_MULTIPROCESSOR * LANES, 0)
+}
+
+/// The rescue on the host, as its launch runs on the GPU: every score of
+/// `params.scores` above the 16-bit limit realigned in 32 bits.
+///
+/// # Safety
+/// `params` meets `gpu_kernels::query_group_i32::rescue_warp`'s duties: the
+/// buffers of a SIMT launch over a chunk, its scores those of a 16-bit
+/// kernel.
+pub unsafe fn run_emulated(params: &SimtParams) {
+    for warp in 0..EMULATED_WARPS {
+        // SAFETY: the caller's duties; warps run one at a time.
+        unsafe { rescue_warp::<HostVector<LANES>>(params, warp, EMULATED_WARPS) };
+    }
+}
+
+/// The rescue's launch on `chunk` on the host: `scores` (a 16-bit
+/// kernel's, one per sequence of the chunk) with every score above the
+/// 16-bit limit realigned in 32 bits, `sequential` the query's sequential
+/// profile ([`crate::profile::sequential_profile`]).
+pub fn run_chunk(chunk: &PackedChunk, sequential: &[u32], gaps: Gaps, scores: &[i32]) -> Vec<i32> {
+    assert_eq!(scores.len(), chunk.sequences(), "one score per sequence");
+    with_chunk_params(chunk, sequential, gaps, |params| {
+        // SAFETY: `with_chunk_params` allocates a SIMT launch's buffers for
+        // the chunk and the profile, its scores one per sequence as
+        // `scores` (checked above).
+        unsafe {
+            std::slice::from_raw_parts_mut(params.scores, scores.len()).copy_from_slice(scores);
+            run_emulated(params);
+        }
+    })
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# On the GPU machine, from gpu-bundle/ (scripts/gpu.sh with SPROT=1 packs it):
+#   bash long_queries.sh tests     # the GPU tests of the 32-bit rescue
+#   bash long_queries.sh long      # benches/queries/long.fasta (5,030-35,213 residues) against
+#                                  # half of Swiss-Prot, which holds every query: side by side
+#                                  # with CUDASW++4, then warpsw alone on the same database
+#                                  # without the records that score beyond 16 bits
+#   bash long_queries.sh lengths   # benches/queries/lengths.fasta (5-35,213) side by side
+# Prints a table per step; logs under ${OUT:-out}/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/out}
+mkdir -p "$out"
+cd "$here"
+[ -x warpsw ] || xz -dk warpsw.xz
+[ -x warpsw-tests ] || xz -dk warpsw-tests.xz
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+
+sprot() { # half of Swiss-Prot as FASTA and .wsw, made once
+    [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta
+    [ -f sprot_half.wsw ] || ./warpsw makedb sprot_half.fasta -o sprot_half.wsw > /dev/null
+}
+
+step_tests() {
+    ./warpsw-tests --ignored --test-threads 1 gpu_many_long_pairs_beyond_16_bits_are_rescued \
+        gpu_adversarial_cases 2>&1 | tail -8
+}
+
+step_long() {
+    sprot
+    OUT=$out bash sidebyside.sh long.fasta sprot_half.fasta 2>&1 | tail -20
+    # The same queries without their hits beyond 16 bits: every record that scores above
+    # 32,640 against any of them left out.
+    ./warpsw search -q long.fasta -d sprot_half.wsw --stats none --max-target-seqs 500 \
+        --columns qseqid,sseqid,score --device gpu --quiet -o "$out/long_top.tsv"
+    awk -F'\t' 'NR > 1 && $3 > 32640 { print $2 }' "$out/long_top.tsv" | sort -u > "$out/beyond_16_bits.txt"
+    echo "records beyond 16 bits against some query: $(wc -l < "$out/beyond_16_bits.txt")"
+    awk 'NR == FNR { drop[$1] = 1; next }
+         /^>/ { id = substr($1, 2); keep = !(id in drop) } keep' "$out/beyond_16_bits.txt" sprot_half.fasta \
+        > sprot_half_within.fasta
+    ./warpsw makedb sprot_half_within.fasta -o sprot_half_within.wsw > /dev/null
+    for db in sprot_half sprot_half_within; do
+        ./warpsw bench --query long.fasta --db "$db.wsw" --device gpu --kernels auto --gap-open 10 \
+            --gap-extend 1 --warmup 1 --repeat 3 > "$out/bench_$db.log" 2>&1
+    done
+    python3 - "$out" <<'PY'
+import re, sys
+out = sys.argv[1]
+def rows(name):
+    got = {}
+    for line in open(f"{out}/bench_{name}.log"):
+        f = line.split()
+        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
+            got[f[0]] = (int(f[1]), float(f[2]))
+    return got
+a, b = rows("sprot_half"), rows("sprot_half_within")
+print(f"{'query':<14}{'length':>8}{'with':>10}{'without':>10}{'share':>8}   (warpsw GCUPS, hits beyond 16 bits in the database or not)")
+for q, (n, g) in a.items():
+    h = b[q][1]
+    print(f"{q[:13]:<14}{n:>8}{g:>10.1f}{h:>10.1f}{g / h:>8.2f}")
+PY
+    # Where the time of the longest query goes.
+    awk '/^>/ { n++ } n == 10' long.fasta > titin.fa
+    WARPSW_TIMELINE=on ./warpsw search -q titin.fa -d sprot_half.wsw --device gpu --quiet \
+        --columns qseqid,sseqid,score -o /dev/null 2> "$out/timeline_titin.txt"
+    tail -5 "$out/timeline_titin.txt"
+}
+
+step_lengths() {
+    sprot
+    OUT=$out bash sidebyside.sh lengths.fasta sprot_half.fasta 2>&1 | tail -28
+}
+
+for step in "$@"; do
+    echo "== $step"
+    "step_$step"
+done
