@@ -63,8 +63,7 @@ fn main() {
 /// group and query-group entry point (module docs); fails if one is
 /// missing.
 fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
-    use gpu_kernels::group_i16x2::BLOCK_THREADS;
-    let caps = gpu_kernels::register_caps(hopper);
+    let caps = gpu_kernels::launch_bounds(hopper);
     let mut out = String::with_capacity(ptx.len() + 64 * caps.len());
     let mut bounds = None;
     let mut done = 0;
@@ -75,13 +74,11 @@ fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
             .strip_prefix(".visible .entry ")
             .and_then(|rest| rest.strip_suffix('('))
         {
-            bounds = caps.iter().find(|(symbol, _)| *symbol == name);
+            bounds = caps.iter().find(|(symbol, _, _)| *symbol == name);
         } else if line == ")"
-            && let Some((_, registers)) = bounds.take()
+            && let Some((_, threads, registers)) = bounds.take()
         {
-            out.push_str(&format!(
-                ".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {registers}\n"
-            ));
+            out.push_str(&format!(".maxntid {threads}, 1, 1\n.maxnreg {registers}\n"));
             done += 1;
         }
     }

@@ -76,18 +76,17 @@ fn sm90_ptx_packs_the_16_bit_kernel() {
     assert_eq!(count("sub.s16"), 0, "16-bit subtracts");
 }
 
-/// Every group and query-group entry point carries its launch bounds
-/// (host/build.rs): blocks of at most 256 threads and its configuration's
+/// Every group and query-group entry point and the rescue carry their
+/// launch bounds (host/build.rs): the block size the host launches and the
 /// register cap for the build's architecture.
 #[test]
 fn ptx_caps_the_group_kernels_registers() {
-    use gpu_kernels::group_i16x2::BLOCK_THREADS;
     for (arch, ptx) in BUILDS {
-        for (symbol, cap) in gpu_kernels::register_caps(arch == "sm_90") {
+        for (symbol, threads, cap) in gpu_kernels::launch_bounds(arch == "sm_90") {
             let entry = format!(".visible .entry {symbol}(");
             let after = &ptx[ptx.find(&entry).expect("entry point")..];
             let head = &after[..after.find("\n{").expect("a body")];
-            let bounds = format!(".maxntid {BLOCK_THREADS}, 1, 1\n.maxnreg {cap}\n");
+            let bounds = format!(".maxntid {threads}, 1, 1\n.maxnreg {cap}\n");
             assert!(
                 head.ends_with(&bounds[..bounds.len() - 1]),
                 "{arch} {symbol}: {head}"

@@ -64,19 +64,28 @@ pub mod vector;
 pub mod warp;
 
 /// Every entry point whose launch bounds `host/build.rs` writes into the
-/// PTX (`.maxntid` of [`group_i16x2::BLOCK_THREADS`], `.maxnreg` of its
-/// cap), with its register cap for `sm_90` (`hopper`) or `sm_80`: the
-/// group and the query-group configurations.
+/// PTX, as (symbol, `.maxntid`, `.maxnreg`) for `sm_90` (`hopper`) or
+/// `sm_80`: the group and the query-group configurations (blocks of
+/// [`group_i16x2::BLOCK_THREADS`], each configuration's register cap) and
+/// the rescue (blocks of [`query_group_i32::BLOCK_WARPS`] warps, which
+/// must fit a multiprocessor's registers).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn register_caps(hopper: bool) -> Vec<(&'static str, u32)> {
+pub fn launch_bounds(hopper: bool) -> Vec<(&'static str, u32, u32)> {
+    let block = group_i16x2::BLOCK_THREADS;
+    let rescue_block = (query_group_i32::BLOCK_WARPS * query_group_i32::LANES) as u32;
     group_i16x2::CONFIGS
         .iter()
-        .map(|c| (c.symbol, c.max_registers(hopper)))
+        .map(|c| (c.symbol, block, c.max_registers(hopper)))
         .chain(
             query_group_i16x2::CONFIGS
                 .iter()
-                .map(|c| (c.symbol, c.max_registers(hopper))),
+                .map(|c| (c.symbol, block, c.max_registers(hopper))),
         )
+        .chain([(
+            query_group_i32::SYMBOL,
+            rescue_block,
+            (65_536 / rescue_block).min(255),
+        )])
         .collect()
 }
 

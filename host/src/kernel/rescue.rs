@@ -8,40 +8,43 @@
 
 use cudarc::driver::LaunchConfig;
 use gpu_kernels::layout::SimtParams;
-use gpu_kernels::query_group_i32::{LANES, WARPS_PER_MULTIPROCESSOR, rescue_warp};
-use gpu_kernels::vector::HostVector;
-
+use gpu_kernels::query_group_i32::{BLOCK_WARPS, LANES, SHARED_BYTES, rescue_emulated};
 use gpu_kernels::recurrence::Gaps;
+use gpu_kernels::vector::HostVector;
 
 use super::simt::with_chunk_params;
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::vector_grid;
 
 /// The rescue's entry point.
-pub const SYMBOL: &str = "sw_query_group_i32_rescue";
+pub const SYMBOL: &str = gpu_kernels::query_group_i32::SYMBOL;
 
-/// Warps of an emulated rescue: any number gives the same scores; a few,
-/// so that the tests stride through the chunk as the GPU's warps do.
-const EMULATED_WARPS: usize = 7;
+/// Blocks and warps of a block of an emulated rescue: any numbers give the
+/// same scores; a few, so that the tests stride through the chunk as the
+/// GPU's blocks do and hand rows from warp to warp around the block.
+const EMULATED_BLOCKS: usize = 5;
+const EMULATED_WARPS: usize = 3;
 
-/// The rescue's launch on a GPU of `sm_count` multiprocessors: a fixed
-/// number of warps that look after the chunk's sequences between them.
+/// The rescue's launch on a GPU of `sm_count` multiprocessors: a block of
+/// [`BLOCK_WARPS`] warps a multiprocessor (its registers hold one), the
+/// blocks looking after the chunk's sequences between them.
 pub fn grid(sm_count: usize) -> LaunchConfig {
-    vector_grid(sm_count.max(1) * WARPS_PER_MULTIPROCESSOR * LANES, 0)
+    LaunchConfig {
+        grid_dim: (sm_count.max(1) as u32, 1, 1),
+        block_dim: ((BLOCK_WARPS * LANES) as u32, 1, 1),
+        shared_mem_bytes: SHARED_BYTES as u32,
+    }
 }
 
 /// The rescue on the host, as its launch runs on the GPU: every score of
 /// `params.scores` above the 16-bit limit realigned in 32 bits.
 ///
 /// # Safety
-/// `params` meets `gpu_kernels::query_group_i32::rescue_warp`'s duties: the
+/// `params` meets `gpu_kernels::query_group_i32::align_pass`'s duties: the
 /// buffers of a SIMT launch over a chunk, its scores those of a 16-bit
 /// kernel.
 pub unsafe fn run_emulated(params: &SimtParams) {
-    for warp in 0..EMULATED_WARPS {
-        // SAFETY: the caller's duties; warps run one at a time.
-        unsafe { rescue_warp::<HostVector<LANES>>(params, warp, EMULATED_WARPS) };
-    }
+    // SAFETY: the caller's duties.
+    unsafe { rescue_emulated::<HostVector<LANES>>(params, EMULATED_BLOCKS, EMULATED_WARPS) };
 }
 
 /// The rescue's launch on `chunk` on the host: `scores` (a 16-bit
