@@ -30,7 +30,7 @@ cp scripts/gpu_kernel16.sh "$bundle/kernel16.sh"
 cp scripts/gpu_query_group.sh "$bundle/query_group.sh"
 cp scripts/gpu_start_and_stats.sh "$bundle/start_and_stats.sh"
 cp scripts/gpu_long_queries.sh "$bundle/long_queries.sh"
-cp benches/queries/long.fasta benches/queries/lengths.fasta "$bundle/"
+cp benches/queries/long.fasta benches/queries/lengths.fasta benches/queries/short.fasta "$bundle/"
 cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 # The side-by-side run with CUDASW++ 4.0 (built there from its source).

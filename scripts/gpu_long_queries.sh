@@ -6,6 +6,8 @@
 #                                  # with CUDASW++4, then warpsw alone on the same database
 #                                  # without the records that score beyond 16 bits
 #   bash long_queries.sh lengths   # benches/queries/lengths.fasta (5-35,213) side by side
+#   bash long_queries.sh short     # benches/queries/short.fasta (5-256): where short queries
+#                                  # should leave the query-group kernel
 # Prints a table per step; logs under ${OUT:-out}/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,6 +66,32 @@ PY
     WARPSW_TIMELINE=on ./warpsw search -q titin.fa -d sprot_half.wsw --device gpu --quiet \
         --columns qseqid,sseqid,score -o /dev/null 2> "$out/timeline_titin.txt"
     tail -5 "$out/timeline_titin.txt"
+}
+
+step_short() {
+    # Short queries: CUDASW++4 beside group-i16x2 (its mapping: the database
+    # sequences in the lanes, the query streamed), then both group kernels
+    # and auto one query at a time on half of Swiss-Prot and on 570,000
+    # synthetic sequences, then whole searches (queries paired) with each.
+    sprot
+    OUT=$out KERNEL=group-i16x2 bash sidebyside.sh short.fasta sprot_half.fasta 2>&1 | tail -28
+    [ -f synth570k.wsw ] || { python3 synthdb.py --sequences 570000 --seed 7 > synth570k.fa \
+        && ./warpsw makedb synth570k.fa -o synth570k.wsw > /dev/null; }
+    for db in sprot_half synth570k; do
+        ./warpsw bench --query short.fasta --db "$db.wsw" --device gpu \
+            --kernels group-i16x2,query-group-i16x2,auto --gap-open 10 --gap-extend 1 \
+            --warmup 1 --repeat 5 > "$out/short_bench_$db.log" 2>&1
+        echo "== $db, one query at a time (GCUPS)"
+        grep -A30 '^query ' "$out/short_bench_$db.log" | head -26
+        for kernel in group-i16x2 auto; do
+            ./warpsw search -q short.fasta -d "$db.wsw" --kernel $kernel --device gpu \
+                --columns qseqid,sseqid,score -o "$out/short_search_${db}_$kernel.tsv" \
+                2> "$out/short_search_${db}_$kernel.log"
+            echo "search, $kernel:" $(grep -o 'in [0-9.]* s = [0-9.]* GCUPS\|[0-9.]* s in all' "$out/short_search_${db}_$kernel.log")
+        done
+        cmp -s "$out/short_search_${db}_group-i16x2.tsv" "$out/short_search_${db}_auto.tsv" \
+            && echo "hits identical" || echo "HITS DIFFER"
+    done
 }
 
 step_lengths() {

@@ -349,11 +349,15 @@ pub(super) fn sequential_part(profile: &[u32]) -> Result<&[u32]> {
 }
 
 /// Queues SIMT entry point `symbol` (`sw_simt_i32`, `sw_simt_i16x2` or the
-/// rescue) on `l`'s chunk, one thread a sequence (the rescue: its own
-/// grid, [`super::rescue::grid`]), with the group profile's
+/// rescue, where [`super::rescue::needed`]) on `l`'s chunk, one thread a
+/// sequence (the rescue: its own grid, [`super::rescue::grid`]), with the
+/// group profile's
 /// sequential part and the row buffer; the profile is a group profile and
 /// `suffix` words after it.
 pub(super) fn simt_launch(l: &ChunkLaunch<'_>, symbol: &str, suffix: usize) -> Result<()> {
+    if symbol == RESCUE_SYMBOL && !super::rescue::needed(l) {
+        return Ok(());
+    }
     let threads = l.sequences();
     let query_len = l.query_len();
     // The sequential profile's words per residue code (whole strips).

@@ -85,6 +85,9 @@ impl Adapter for Simt {
         // Gap penalties beyond 16 bits' range: the same profile, in 32 bits.
         if self.packed_16 && simt_i16x2::gaps_fit(l.gaps()) {
             launch("sw_simt_i16x2", one_thread_each(threads.div_ceil(2)))?;
+            if !super::rescue::needed(l) {
+                return Ok(());
+            }
             launch(RESCUE_SYMBOL, super::rescue::grid(l.sm_count()))
         } else {
             launch("sw_simt_i32", one_thread_each(threads))
