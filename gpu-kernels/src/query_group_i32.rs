@@ -132,11 +132,12 @@ const fn progress(round: usize, len: usize, columns: usize) -> u32 {
 /// # Safety
 /// `at` points at a warp's progress word in the block's shared memory.
 #[inline(always)]
-unsafe fn wait_for<V: Vector>(at: *const u32, need: u32) {
+unsafe fn wait_for(at: *const u32, need: u32) {
     #[cfg(target_arch = "nvptx64")]
     loop {
+        type W = crate::vector::WarpVector<32>;
         let now = core::ptr::read_volatile(at);
-        if V::splat(need as i32).all_le(V::from_lanes(|_| now as i32)) {
+        if W::splat(need as i32).all_le(W::from_lanes(|_| now as i32)) {
             break;
         }
         core::arch::asm!("nanosleep.u32 64;", options(nostack));
@@ -243,9 +244,9 @@ pub unsafe fn align_pass<V: Vector>(
     };
     let row_above = |j: usize| {
         if reads_row_above && j < len {
-            if j % HAND_DOWN == 0 {
+            if j.is_multiple_of(HAND_DOWN) {
                 let columns = (j + HAND_DOWN).min(len);
-                wait_for::<V>(above, progress(above_round, len, columns));
+                wait_for(above, progress(above_round, len, columns));
             }
             load_row_slot(p.row_buffer.add(j * threads + t))
         } else {
@@ -304,7 +305,7 @@ pub unsafe fn align_pass<V: Vector>(
             let column = step - (LANES - 1);
             let slot = p.row_buffer.add(column * threads + t);
             let handed = column + 1;
-            let hands_down = handed % HAND_DOWN == 0 || handed == len;
+            let hands_down = handed.is_multiple_of(HAND_DOWN) || handed == len;
             h_leaving.for_lanes(|lane, x| {
                 if lane == LANES - 1 {
                     (*slot)[0] = x;
