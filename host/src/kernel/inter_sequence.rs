@@ -171,6 +171,29 @@ fn score_chunk_portable(
     scores
 }
 
+/// Scores of sequences `first .. first + count` of `chunk` against the
+/// query whose sequential profile is `profile` (what the 16-bit kernel,
+/// [`super::inter_sequence_i16`], realigns where its lanes saturate).
+pub fn score_range(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+    first: usize,
+    count: usize,
+) -> Vec<i32> {
+    let query_words = profile.len() / gpu_kernels::layout::NUM_CODES;
+    let end = (first + count).min(chunk.sequences());
+    let mut scores = Vec::with_capacity(count);
+    let mut at = first;
+    while at < end {
+        let best = score_lanes(chunk, at, profile, query_words, gaps, BLOCK_COLUMNS);
+        let lanes = LANES.min(end - at);
+        scores.extend_from_slice(&best.to_array()[..lanes]);
+        at += lanes;
+    }
+    scores
+}
+
 /// The best local score of sequences `first .. first + LANES` of `chunk`.
 #[inline(always)]
 fn score_lanes(

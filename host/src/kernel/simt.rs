@@ -9,7 +9,7 @@ use gpu_kernels::layout::{NUM_CODES, SimtParams};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{simt, simt_i16x2};
 
-use super::{Adapter, inter_sequence};
+use super::{Adapter, inter_sequence_i16};
 use crate::db::PackedChunk;
 use cudarc::driver::LaunchConfig;
 
@@ -46,12 +46,13 @@ impl Adapter for Simt {
     }
 
     /// `simt` on the CPU is its inter-sequence SIMD form (SWIPE, Rognes
-    /// 2011): the same work with sixteen threads in the lanes of a vector.
+    /// 2011): thirty-two sequences in the 16-bit lanes of a vector, the
+    /// lanes that saturate again in 32 bits.
     fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         Ok(if self.packed_16 {
             run_simt_i16x2_chunk(chunk, profile, gaps)
         } else {
-            inter_sequence::score_chunk(chunk, profile, gaps)
+            inter_sequence_i16::score_chunk(chunk, profile, gaps)
         })
     }
 
