@@ -360,6 +360,16 @@ impl PackedChunk {
         self.range.len()
     }
 
+    /// Residue words of the longest of sequences `first .. first + lanes`
+    /// of the chunk: the columns, four a word, of a SIMD vector of them.
+    pub fn vector_words(&self, first: usize, lanes: usize) -> usize {
+        self.lengths[first..first + lanes]
+            .iter()
+            .map(|&l| (l as usize).div_ceil(4))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Length of the chunk's longest sequence (its first: the database is
     /// sorted longest first).
     pub fn longest(&self) -> usize {

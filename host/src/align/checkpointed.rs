@@ -277,7 +277,7 @@ impl BlockNibbles<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::align::{align, check_alignment};
     use crate::matrix::ScoreMatrix;
@@ -285,7 +285,7 @@ mod tests {
     use crate::scoring::GapPenalty;
 
     /// Deterministic residues, a few letters or all 24.
-    fn codes(seed: u64, len: usize, letters: u64) -> Vec<u8> {
+    pub(crate) fn codes(seed: u64, len: usize, letters: u64) -> Vec<u8> {
         let mut x = seed.wrapping_mul(6364136223846793005) ^ 0x9e3779b97f4a7c15;
         (0..len)
             .map(|_| {

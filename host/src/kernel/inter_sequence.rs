@@ -206,11 +206,7 @@ fn score_lanes(
 ) -> Scores {
     let threads = chunk.sequences();
     let lanes = LANES.min(threads - first);
-    let words = chunk.lengths[first..first + lanes]
-        .iter()
-        .map(|&l| (l as usize).div_ceil(4))
-        .max()
-        .unwrap_or(0);
+    let words = chunk.vector_words(first, lanes);
     let pad_word = Words::splat(u32::from_le_bytes([PAD_CODE; 4]));
     let residue_words = |w: usize| {
         let row = &chunk.words[w * threads + first..w * threads + first + lanes];

@@ -255,6 +255,31 @@ fn score_chunk_with<L: Lookup>(chunk: &PackedChunk, profile: &[u32], gaps: Gaps)
     scores
 }
 
+/// One cell of the recurrence in saturating 16 bits: from the H and E of
+/// the cell to the left, the H of the cell above with the F that runs down
+/// the column (updated), the H up and to the left and the substitution
+/// score; returns its E and H. `costs`: the gap's first residue, each
+/// further one.
+#[inline(always)]
+fn cell(
+    (left_h, left_e): (Scores, Scores),
+    (up, f): (Scores, &mut Scores),
+    diag: Scores,
+    sub: Scores,
+    (first, extend): (Scores, Scores),
+) -> (Scores, Scores) {
+    let e = left_e
+        .saturating_sub(extend)
+        .simd_max(left_h.saturating_sub(first));
+    *f = f.saturating_sub(extend).simd_max(up.saturating_sub(first));
+    let h = diag
+        .saturating_add(sub)
+        .simd_max(e)
+        .simd_max(*f)
+        .simd_max(Scores::splat(0));
+    (e, h)
+}
+
 /// The best local score of sequences `first .. first + LANES` of `chunk`
 /// (saturated at `i16::MAX`), with `h`, `e` (a vector per query row) and
 /// `column_scores` (two vectors per table) as working memory.
@@ -268,14 +293,12 @@ fn score_lanes<L: Lookup>(
 ) -> Scores {
     let threads = chunk.sequences();
     let lanes = LANES.min(threads - first);
-    let words = chunk.lengths[first..first + lanes]
-        .iter()
-        .map(|&l| (l as usize).div_ceil(4))
-        .max()
-        .unwrap_or(0);
+    let words = chunk.vector_words(first, lanes);
     let pad_word = Words::splat(u32::from_le_bytes([PAD_CODE; 4]));
-    let first_cost = Scores::splat(gaps.first as i16);
-    let extend = Scores::splat(gaps.extend as i16);
+    let costs = (
+        Scores::splat(gaps.first as i16),
+        Scores::splat(gaps.extend as i16),
+    );
     let zero = Scores::splat(0);
     h.fill(zero);
     e.fill(Scores::splat(i16::MIN));
@@ -307,29 +330,9 @@ fn score_lanes<L: Lookup>(
             let (mut diag_a, mut diag_b) = (zero, zero);
             for ((h, e), &t) in h.iter_mut().zip(e.iter_mut()).zip(&tables.row_table) {
                 let [sub_a, sub_b] = column_scores[t as usize];
-                let e_a = e
-                    .saturating_sub(extend)
-                    .simd_max(h.saturating_sub(first_cost));
-                f_a = f_a
-                    .saturating_sub(extend)
-                    .simd_max(up_a.saturating_sub(first_cost));
-                let cell_a = diag_a
-                    .saturating_add(sub_a)
-                    .simd_max(e_a)
-                    .simd_max(f_a)
-                    .simd_max(zero);
+                let (e_a, cell_a) = cell((*h, *e), (up_a, &mut f_a), diag_a, sub_a, costs);
                 // Column b: its left neighbour is column a's cell.
-                let e_b = e_a
-                    .saturating_sub(extend)
-                    .simd_max(cell_a.saturating_sub(first_cost));
-                f_b = f_b
-                    .saturating_sub(extend)
-                    .simd_max(up_b.saturating_sub(first_cost));
-                let cell_b = diag_b
-                    .saturating_add(sub_b)
-                    .simd_max(e_b)
-                    .simd_max(f_b)
-                    .simd_max(zero);
+                let (e_b, cell_b) = cell((cell_a, e_a), (up_b, &mut f_b), diag_b, sub_b, costs);
                 diag_a = *h;
                 diag_b = cell_a;
                 up_a = cell_a;
@@ -353,18 +356,7 @@ mod tests {
     use crate::reference::local_score;
     use crate::scoring::GapPenalty;
 
-    /// A deterministic residue stream over `alphabet` codes.
-    fn codes(seed: u64, len: usize, alphabet: u64) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(6364136223846793005) | 1;
-        (0..len)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((x >> 33) % alphabet) as u8
-            })
-            .collect()
-    }
+    use crate::align::checkpointed::tests::codes;
 
     fn database(seqs: Vec<Vec<u8>>) -> Database {
         Database::from_records(
