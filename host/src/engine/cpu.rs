@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::Engine;
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks};
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, Plan, inter_sequence, inter_sequence_i16};
+use crate::kernel::{Kernel, Plan, inter_sequence, inter_sequence_narrow};
 use crate::scoring::Scoring;
 
 /// Sequences per CPU chunk: small, so that the kernels' thread-interleaved
@@ -91,8 +91,8 @@ impl Engine for CpuEngine {
         };
         match &self.plan.kernels()[..] {
             [Kernel::Simt] => format!(
-                "CPU, {threads}, inter-sequence SIMD ({} x i16 lanes, {} x i32 beyond)",
-                inter_sequence_i16::LANES,
+                "CPU, {threads}, inter-sequence SIMD ({} x u8 lanes, i16 and {} x i32 beyond)",
+                inter_sequence_narrow::LANES,
                 inter_sequence::LANES
             ),
             _ => format!("CPU, {threads}, kernel {} (emulated)", self.plan),

@@ -19,7 +19,7 @@
 
 pub mod group;
 pub mod inter_sequence;
-pub mod inter_sequence_i16;
+pub mod inter_sequence_narrow;
 pub mod occupancy;
 pub mod parallelogram;
 pub mod partitioned;

@@ -9,7 +9,7 @@ use gpu_kernels::layout::{NUM_CODES, SimtParams};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{simt, simt_i16x2};
 
-use super::{Adapter, inter_sequence_i16};
+use super::{Adapter, inter_sequence_narrow};
 use crate::db::PackedChunk;
 use cudarc::driver::LaunchConfig;
 
@@ -52,7 +52,7 @@ impl Adapter for Simt {
         Ok(if self.packed_16 {
             run_simt_i16x2_chunk(chunk, profile, gaps)
         } else {
-            inter_sequence_i16::score_chunk(chunk, profile, gaps)
+            inter_sequence_narrow::score_chunk(chunk, profile, gaps)
         })
     }
 
