@@ -49,7 +49,6 @@
 //! exact, and a vector with a lane above it runs again in 16 bits. Gap
 //! costs beyond a width's range skip it ([`fits`]).
 
-use std::collections::HashMap;
 use std::simd::Simd;
 use std::simd::cmp::{SimdOrd, SimdPartialEq, SimdPartialOrd};
 use std::simd::num::{SimdInt, SimdUint};
@@ -138,15 +137,17 @@ impl QueryTables {
         while rows.last() == Some(&pad) {
             rows.pop();
         }
-        let mut index: HashMap<[i8; NUM_CODES], u8> = HashMap::new();
+        // At most one table per residue code: a search of the few is
+        // cheaper than hashing every row (this runs once per chunk).
         let mut distinct: Vec<[i8; NUM_CODES]> = Vec::new();
         let row_table = rows
             .iter()
-            .map(|row| {
-                *index.entry(*row).or_insert_with(|| {
+            .map(|row| match distinct.iter().position(|t| t == row) {
+                Some(k) => k as u8,
+                None => {
                     distinct.push(*row);
                     (distinct.len() - 1) as u8
-                })
+                }
             })
             .collect();
         let real = |t: &[i8; NUM_CODES]| {
