@@ -7,8 +7,9 @@
 //! those it gets alone.
 //!
 //! `simt` (and `auto`, whose plan on a CPU is `simt`) runs its inter-sequence
-//! SIMD form ([`crate::kernel::inter_sequence`]): the SIMT kernel with
-//! sixteen of its threads in the lanes of one SIMD vector. Every other
+//! SIMD form ([`crate::kernel::inter_sequence_narrow`]): thirty-two database
+//! sequences in the 8-bit lanes of a vector, in 16 and then 32 bits
+//! ([`crate::kernel::inter_sequence`]) where a score needs them. Every other
 //! kernel runs its own source compiled for the host, the warp emulated
 //! (`gpu_kernels::vector::HostVector`), as engineers comparing variants on a
 //! machine without a GPU expect.

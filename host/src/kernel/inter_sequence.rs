@@ -1,5 +1,7 @@
-//! The CPU engine's own kernel: the SIMT kernel's work with the threads of a
-//! chunk packed into the lanes of one SIMD vector.
+//! The CPU engine's 32-bit kernel: the SIMT kernel's work with the threads
+//! of a chunk packed into the lanes of one SIMD vector; what
+//! [`super::inter_sequence_narrow`] runs where a score leaves 16 bits or the
+//! gap costs do.
 //!
 //! Inter-sequence SIMD: Rognes, T. (2011). *Faster Smith-Waterman database
 //! searches with inter-sequence SIMD parallelisation.* BMC Bioinformatics
@@ -173,7 +175,7 @@ fn score_chunk_portable(
 
 /// Scores of sequences `first .. first + count` of `chunk` against the
 /// query whose sequential profile is `profile` (what the 16-bit kernel,
-/// [`super::inter_sequence_i16`], realigns where its lanes saturate).
+/// [`super::inter_sequence_narrow`], realigns where its lanes saturate).
 pub fn score_range(
     chunk: &PackedChunk,
     profile: &[u32],
