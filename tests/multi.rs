@@ -2,6 +2,7 @@
 //! with and without a device failing mid-search, equals one device.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use host::db::{ChunkLimits, Database};
 use host::dispatch::Round;
@@ -15,11 +16,13 @@ use host::kernel::{AutoOptions, Kernel, KernelChoice, Plan, Target};
 
 use crate::hay;
 
-/// A CPU worker that fails once it has run `fail_after` units.
+/// A CPU worker that fails once it has run `fail_after` units, or, beside
+/// one that does, takes `delay` before each unit.
 struct FlakyWorker {
     inner: CpuWorker,
     fail_after: Option<usize>,
     done: usize,
+    delay: Duration,
 }
 
 impl Worker for FlakyWorker {
@@ -33,9 +36,17 @@ impl Worker for FlakyWorker {
             ));
         }
         self.done += 1;
+        std::thread::sleep(self.delay);
         self.inner.run_unit(round, unit)
     }
 }
+
+/// How long the healthy devices take before each unit when another is to
+/// fail: under `dynamic` the devices take units from one queue (a unit
+/// each per query here), and healthy devices fast enough to take two
+/// before the failing one takes its first would leave it nothing to fail
+/// on. Thread starts take microseconds.
+const HEALTHY_DELAY: Duration = Duration::from_millis(30);
 
 fn setup() -> (Arc<Database>, Vec<Vec<u8>>) {
     let mut rng = hay::rng(50);
@@ -92,6 +103,11 @@ fn multi(
             ),
             fail_after: fail.get(k).copied().flatten(),
             done: 0,
+            delay: if fail.iter().any(Option::is_some) && fail.get(k).copied().flatten().is_none() {
+                HEALTHY_DELAY
+            } else {
+                Duration::ZERO
+            },
         })
         .collect();
     MultiEngine::new(workers, policy, units, db.len()).unwrap()
