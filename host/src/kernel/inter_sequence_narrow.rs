@@ -265,18 +265,30 @@ trait Width: Copy {
     fn floor() -> Self;
     /// `gaps` (which fit, [`fits`]) and the bias in the width's lanes.
     fn costs(gaps: Gaps, tables: &QueryTables) -> Costs<Self>;
+    /// `a - b`, lane by lane, saturating.
+    fn minus(self, other: Self) -> Self;
+    /// The larger, lane by lane.
+    fn max(self, other: Self) -> Self;
+    /// H before E and F: `diag + sub` (saturating) floored at 0, which
+    /// takes a maximum in 16 bits and removing the bias in 8.
+    fn diagonal(diag: Self, sub: Self, costs: Costs<Self>) -> Self;
+
     /// One cell: from the H and E of the cell to the left, the H of the
     /// cell above with the F that runs down the column (updated), the H
     /// up and to the left and the substitution score; its E and H.
+    #[inline(always)]
     fn cell(
-        left: (Self, Self),
-        up: (Self, &mut Self),
+        (left_h, left_e): (Self, Self),
+        (up, f): (Self, &mut Self),
         diag: Self,
         sub: Self,
-        costs: Costs<Self>,
-    ) -> (Self, Self);
-    /// The larger, lane by lane.
-    fn max(self, other: Self) -> Self;
+        c: Costs<Self>,
+    ) -> (Self, Self) {
+        let e = left_e.minus(c.extend).max(left_h.minus(c.first));
+        *f = f.minus(c.extend).max(up.minus(c.first));
+        let h = Self::diagonal(diag, sub, c).max(e).max(*f);
+        (e, h)
+    }
 }
 
 impl Width for Wide {
@@ -301,29 +313,16 @@ impl Width for Wide {
         }
     }
     #[inline(always)]
-    fn cell(
-        (left_h, left_e): (Wide, Wide),
-        (up, f): (Wide, &mut Wide),
-        diag: Wide,
-        sub: Wide,
-        c: Costs<Wide>,
-    ) -> (Wide, Wide) {
-        let e = left_e
-            .saturating_sub(c.extend)
-            .simd_max(left_h.saturating_sub(c.first));
-        *f = f
-            .saturating_sub(c.extend)
-            .simd_max(up.saturating_sub(c.first));
-        let h = diag
-            .saturating_add(sub)
-            .simd_max(e)
-            .simd_max(*f)
-            .simd_max(Wide::splat(0));
-        (e, h)
+    fn minus(self, other: Wide) -> Wide {
+        self.saturating_sub(other)
     }
     #[inline(always)]
     fn max(self, other: Wide) -> Wide {
         self.simd_max(other)
+    }
+    #[inline(always)]
+    fn diagonal(diag: Wide, sub: Wide, _costs: Costs<Wide>) -> Wide {
+        diag.saturating_add(sub).simd_max(Wide::splat(0))
     }
 }
 
@@ -353,29 +352,16 @@ impl Width for Narrow {
         }
     }
     #[inline(always)]
-    fn cell(
-        (left_h, left_e): (Narrow, Narrow),
-        (up, f): (Narrow, &mut Narrow),
-        diag: Narrow,
-        sub: Narrow,
-        c: Costs<Narrow>,
-    ) -> (Narrow, Narrow) {
-        let e = left_e
-            .saturating_sub(c.extend)
-            .simd_max(left_h.saturating_sub(c.first));
-        *f = f
-            .saturating_sub(c.extend)
-            .simd_max(up.saturating_sub(c.first));
-        let h = diag
-            .saturating_add(sub)
-            .saturating_sub(c.bias)
-            .simd_max(e)
-            .simd_max(*f);
-        (e, h)
+    fn minus(self, other: Narrow) -> Narrow {
+        self.saturating_sub(other)
     }
     #[inline(always)]
     fn max(self, other: Narrow) -> Narrow {
         self.simd_max(other)
+    }
+    #[inline(always)]
+    fn diagonal(diag: Narrow, sub: Narrow, c: Costs<Narrow>) -> Narrow {
+        diag.saturating_add(sub).saturating_sub(c.bias)
     }
 }
 
