@@ -93,21 +93,25 @@ fn multi(
         &Plan::one(Kernel::Simt),
     ));
     let units: Vec<Unit> = units_from_chunks(db, &plan);
+    let one_fails = fail.iter().any(Option::is_some);
     let workers = (0..devices)
-        .map(|k| FlakyWorker {
-            inner: CpuWorker::new(
-                &format!("fake GPU {k}"),
-                db.clone(),
-                plan.clone(),
-                scoring.clone(),
-            ),
-            fail_after: fail.get(k).copied().flatten(),
-            done: 0,
-            delay: if fail.iter().any(Option::is_some) && fail.get(k).copied().flatten().is_none() {
-                HEALTHY_DELAY
-            } else {
-                Duration::ZERO
-            },
+        .map(|k| {
+            let fail_after = fail.get(k).copied().flatten();
+            FlakyWorker {
+                inner: CpuWorker::new(
+                    &format!("fake GPU {k}"),
+                    db.clone(),
+                    plan.clone(),
+                    scoring.clone(),
+                ),
+                fail_after,
+                done: 0,
+                delay: if one_fails && fail_after.is_none() {
+                    HEALTHY_DELAY
+                } else {
+                    Duration::ZERO
+                },
+            }
         })
         .collect();
     MultiEngine::new(workers, policy, units, db.len()).unwrap()

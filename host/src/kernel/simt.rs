@@ -46,8 +46,8 @@ impl Adapter for Simt {
     }
 
     /// `simt` on the CPU is its inter-sequence SIMD form (SWIPE, Rognes
-    /// 2011): thirty-two sequences in the 16-bit lanes of a vector, the
-    /// lanes that saturate again in 32 bits.
+    /// 2011): thirty-two sequences in the 8-bit lanes of a vector, in 16
+    /// and then 32 bits where a score needs them.
     fn run_cpu(&self, chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Result<Vec<i32>> {
         Ok(if self.packed_16 {
             run_simt_i16x2_chunk(chunk, profile, gaps)
