@@ -8,6 +8,7 @@
 #   bash long_queries.sh lengths   # benches/queries/lengths.fasta (5-35,213) side by side
 #   bash long_queries.sh short     # benches/queries/short.fasta (5-256): where short queries
 #                                  # should leave the query-group kernel
+#   bash long_queries.sh narrow    # short.fasta with each narrow query-group configuration
 # Prints a table per step; logs under ${OUT:-out}/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,6 +93,38 @@ step_short() {
         cmp -s "$out/short_search_${db}_group-i16x2.tsv" "$out/short_search_${db}_auto.tsv" \
             && echo "hits identical" || echo "HITS DIFFER"
     done
+}
+
+step_narrow() {
+    # The query-group configurations of narrow groups (1-4 lanes) for short
+    # queries: each pinned in turn, then auto's own choice, one query at a
+    # time on half of Swiss-Prot; then auto side by side with CUDASW++4.
+    sprot
+    for config in auto g1_r8_lifted g1_r16_lifted g2_r8_lifted g2_r16_lifted g4_r4_lifted \
+        g4_r8_lifted g4_r16_lifted g8_r4_lifted g8_r8_lifted; do
+        pin=$config; [ "$config" = auto ] && pin=
+        WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw bench --query short.fasta --db sprot_half.wsw \
+            --device gpu --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 5 \
+            > "$out/narrow_$config.log" 2>&1
+    done
+    python3 - "$out" <<'PY'
+import re, sys
+out = sys.argv[1]
+configs = "auto g1_r8_lifted g1_r16_lifted g2_r8_lifted g2_r16_lifted g4_r4_lifted g4_r8_lifted g4_r16_lifted g8_r4_lifted g8_r8_lifted".split()
+table, lens = {}, {}
+for c in configs:
+    for line in open(f"{out}/narrow_{c}.log"):
+        f = line.split()
+        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
+            table.setdefault(f[0], {})[c] = float(f[2]); lens[f[0]] = int(f[1])
+print("query length " + " ".join(f"{c.replace('_lifted', ''):>8}" for c in configs))
+for q, row in table.items():
+    print(f"{lens[q]:>12} " + " ".join(f"{row.get(c, 0):>8.1f}" for c in configs))
+PY
+    OUT=$out bash sidebyside.sh short.fasta sprot_half.fasta 2>&1 | tail -28
+    awk '/^>/ { n++ } n == 1' short.fasta > q5.fa
+    WARPSW_TIMELINE=on ./warpsw search -q q5.fa -d sprot_half.wsw --device gpu --quiet \
+        --columns qseqid,sseqid,score -o /dev/null 2>&1 | tail -3
 }
 
 step_lengths() {

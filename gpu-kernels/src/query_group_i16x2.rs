@@ -1331,6 +1331,10 @@ pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<
         .collect()
 }
 
+/// Groups of fewer lanes than this are the short queries' configurations
+/// ([`Config::runs_alone`]).
+pub const NARROW_GROUP_LANES: usize = 8;
+
 /// One configuration of the query-group kernels: an entry point and its
 /// shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1364,6 +1368,19 @@ impl Config {
     pub const fn passes(&self, query_len: usize) -> usize {
         let p = query_len.div_ceil(self.width());
         if p == 0 { 1 } else { p }
+    }
+
+    /// Whether the cost models may give this configuration a query of
+    /// `query_len` residues alone: groups of fewer than
+    /// [`NARROW_GROUP_LANES`] lanes (the short queries' configurations,
+    /// whose group fills in a step or three) only where the query fits
+    /// one pass. [`Config::cost`] does not count the border a pass
+    /// writes and the next reads (two words a row a pair of sequences in
+    /// global memory); over the many passes of a narrow configuration it would
+    /// be most of the traffic.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub const fn runs_alone(&self, query_len: usize) -> bool {
+        self.lanes >= NARROW_GROUP_LANES || self.passes(query_len) == 1
     }
 
     /// Bytes of the block's window (dynamic shared memory).
@@ -1543,6 +1560,14 @@ query_group_configs!(
     (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g1_r8_lifted, 1, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g2_r8_lifted, 2, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g4_r4_lifted, 4, 4, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g4_r8_lifted, 4, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r4_lifted, 8, 4, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g1_r16_lifted, 1, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g2_r16_lifted, 2, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g4_r16_lifted, 4, 16, Lifted, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, 1, [2, 3]),
     (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, 1, [1, 2]),
@@ -1597,7 +1622,7 @@ fn cheapest_alone(
 ) -> usize {
     (0..CONFIGS.len())
         .filter(|&k| CONFIGS[k].update == update && CONFIGS[k].halves == Halves::Sequences)
-        .filter(|&k| keep(&CONFIGS[k]))
+        .filter(|&k| keep(&CONFIGS[k]) && CONFIGS[k].runs_alone(query_len))
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("every update has configurations")
 }
@@ -1884,12 +1909,14 @@ mod tests {
     }
 
     /// Rows of the window are whole 128-byte lines from eight lanes on
-    /// (module docs, *Memory layout*), and offsets fit 16 bits.
+    /// (module docs, *Memory layout*), whole 16-byte loads in the narrow
+    /// groups, and offsets fit 16 bits.
     #[test]
     fn window_rows_are_whole_lines() {
         for c in CONFIGS {
             let row_bytes = 4 * c.halves.window_words(c.lanes, c.columns) / NUM_CODES;
-            assert!(row_bytes.is_multiple_of(128), "{}", c.symbol);
+            let line = if c.lanes >= NARROW_GROUP_LANES { 128 } else { 16 * c.lanes };
+            assert!(row_bytes.is_multiple_of(line), "{}", c.symbol);
             assert!(NUM_CODES * row_bytes / 4 < 1 << 16);
             assert!(
                 c.columns.is_multiple_of(2)
