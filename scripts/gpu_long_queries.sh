@@ -100,8 +100,7 @@ step_narrow() {
     # queries: each pinned in turn, then auto's own choice, one query at a
     # time on half of Swiss-Prot; then auto side by side with CUDASW++4.
     sprot
-    for config in auto g1_r8_lifted g1_r16_lifted g2_r8_lifted g2_r16_lifted g4_r4_lifted \
-        g4_r8_lifted g4_r16_lifted g8_r4_lifted g8_r8_lifted; do
+    for config in auto g1_r8_lifted g2_r8_lifted g2_r16_lifted g4_r16_lifted g8_r8_lifted; do
         pin=$config; [ "$config" = auto ] && pin=
         WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw bench --query short.fasta --db sprot_half.wsw \
             --device gpu --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 5 \
@@ -110,7 +109,7 @@ step_narrow() {
     python3 - "$out" <<'PY'
 import re, sys
 out = sys.argv[1]
-configs = "auto g1_r8_lifted g1_r16_lifted g2_r8_lifted g2_r16_lifted g4_r4_lifted g4_r8_lifted g4_r16_lifted g8_r4_lifted g8_r8_lifted".split()
+configs = "auto g1_r8_lifted g2_r8_lifted g2_r16_lifted g4_r16_lifted g8_r8_lifted".split()
 table, lens = {}, {}
 for c in configs:
     for line in open(f"{out}/narrow_{c}.log"):

@@ -99,6 +99,10 @@ pub struct SequenceLengths {
     pub(super) ln: Vec<f64>,
     /// Each length's bin of the fit ([`Bins`]).
     bin: Vec<u32>,
+    /// The distinct lengths, ascending.
+    pub(super) distinct: Vec<usize>,
+    /// Each sequence's length as an index of `distinct`.
+    pub(super) class: Vec<u32>,
 }
 
 impl SequenceLengths {
@@ -110,7 +114,21 @@ impl SequenceLengths {
             .map(|&n| ln_length(n))
             .collect();
         let bin = ln.iter().map(|&ln_n| Bins::bin_of_ln(ln_n)).collect();
-        SequenceLengths { lengths, ln, bin }
+        let mut distinct = lengths.clone();
+        distinct.par_sort_unstable();
+        distinct.dedup();
+        let class = lengths
+            .par_iter()
+            .with_min_len(1 << 14)
+            .map(|n| distinct.partition_point(|d| d < n) as u32)
+            .collect();
+        SequenceLengths {
+            lengths,
+            ln,
+            bin,
+            distinct,
+            class,
+        }
     }
 
     /// The lengths, in input order.

@@ -196,29 +196,29 @@ impl QueryStatistics {
         max_ln_evalue: f64,
     ) -> Vec<usize> {
         assert_eq!(scores.len(), lengths.len(), "one length per score");
-        let (fit, floor) = match (self.model.fit(), self.z_floor(max_ln_evalue)) {
-            (Some(fit), Some(floor)) => (fit, floor),
-            // Every sequence's E-value, ranked.
-            _ => {
-                let ln_evalues: Vec<f64> = (0..scores.len())
-                    .into_par_iter()
-                    .with_min_len(4096)
-                    .map(|i| self.ln_evalue_at(scores[i], lengths, i))
-                    .collect();
-                return crate::merge::rank_by_evalue(&ln_evalues, scores, top, max_ln_evalue);
-            }
-        };
         // In increasing order, so that rank_by_evalue's last tie-break (the
         // position) orders them as it orders the whole database.
-        let candidates: Vec<usize> = (0..scores.len())
-            .into_par_iter()
-            .with_min_len(4096)
-            .filter(|&i| {
-                // A NaN is evaluated, not left out.
-                let z = fit.z_of_ln(scores[i], lengths.ln[i]);
-                z >= floor || z.is_nan()
-            })
-            .collect();
+        let candidates: Vec<usize> = match (self.model.fit(), self.z_floor(max_ln_evalue)) {
+            (Some(fit), Some(floor)) => (0..scores.len())
+                .into_par_iter()
+                .with_min_len(4096)
+                .filter(|&i| {
+                    // A NaN is evaluated, not left out.
+                    let z = fit.z_of_ln(scores[i], lengths.ln[i]);
+                    z >= floor || z.is_nan()
+                })
+                .collect(),
+            // Every sequence's E-value, ranked.
+            (Some(_), None) => (0..scores.len()).collect(),
+            (None, _) => {
+                let floors = self.score_floors(scores, lengths, max_ln_evalue);
+                (0..scores.len())
+                    .into_par_iter()
+                    .with_min_len(4096)
+                    .filter(|&i| scores[i] >= floors[lengths.class[i] as usize])
+                    .collect()
+            }
+        };
         let ln_evalues: Vec<f64> = candidates
             .par_iter()
             .with_min_len(4096)
@@ -228,6 +228,49 @@ impl QueryStatistics {
         crate::merge::rank_by_evalue(&ln_evalues, &kept, top, max_ln_evalue)
             .into_iter()
             .map(|c| candidates[c])
+            .collect()
+    }
+
+    /// For a model without a fit, the least score of each of `lengths`'
+    /// distinct lengths whose `ln E` is at most `max_ln_evalue` (above
+    /// every score of `scores` where none is), so that [`top_hits`]
+    /// evaluates only the sequences that may pass: `ln E` depends on the
+    /// score and the length alone and does not rise with the score
+    /// (`evalues_fall_as_scores_rise`), so a score passes exactly when it
+    /// is at least its length's floor. A length's floor is searched from
+    /// the one before (lengths ascending), where it usually is: a few
+    /// E-values a length, against one a sequence, and the Spouge
+    /// correction costs about a microsecond each.
+    ///
+    /// [`top_hits`]: QueryStatistics::top_hits
+    fn score_floors(
+        &self,
+        scores: &[i32],
+        lengths: &SequenceLengths,
+        max_ln_evalue: f64,
+    ) -> Vec<i32> {
+        let (lo, hi) = scores
+            .par_iter()
+            .with_min_len(1 << 14)
+            .fold(
+                || (i32::MAX, i32::MIN),
+                |(lo, hi), &s| (lo.min(s), hi.max(s)),
+            )
+            .reduce(|| (i32::MAX, i32::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        if lo > hi {
+            return vec![0; lengths.distinct.len()];
+        }
+        lengths
+            .distinct
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                let mut guess = hi;
+                chunk.iter().map(move |&n| {
+                    let passes = |s: i32| self.ln_evalue(s, n) <= max_ln_evalue;
+                    guess = least_passing(passes, lo, hi, guess);
+                    guess
+                })
+            })
             .collect()
     }
 
@@ -344,6 +387,51 @@ impl QueryStatistics {
     }
 }
 
+/// The least `s` in `lo ..= hi` for which `passes(s)` holds, `hi + 1`
+/// where none does, for a `passes` that never turns false as `s` rises;
+/// searched outwards from `guess` in growing steps, then by halving.
+fn least_passing(passes: impl Fn(i32) -> bool, lo: i32, hi: i32, guess: i32) -> i32 {
+    if !passes(hi) {
+        return hi.saturating_add(1);
+    }
+    // `fails < good`, `passes(good)`, and `fails` below `lo` or failing.
+    let g = guess.clamp(lo, hi);
+    let (mut fails, mut good) = if passes(g) {
+        let (mut good, mut step) = (g, 1i64);
+        loop {
+            let t = i64::from(good) - step;
+            if t < i64::from(lo) {
+                break (i64::from(lo) - 1, i64::from(good));
+            }
+            if passes(t as i32) {
+                good = t as i32;
+                step *= 2;
+            } else {
+                break (t, i64::from(good));
+            }
+        }
+    } else {
+        let (mut fails, mut step) = (i64::from(g), 1i64);
+        loop {
+            let t = (fails + step).min(i64::from(hi));
+            if passes(t as i32) {
+                break (fails, t);
+            }
+            fails = t;
+            step *= 2;
+        }
+    };
+    while good - fails > 1 {
+        let mid = fails + (good - fails) / 2;
+        if passes(mid as i32) {
+            good = mid;
+        } else {
+            fails = mid;
+        }
+    }
+    good as i32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,6 +521,146 @@ mod tests {
             // The point of it: most sequences need no E-value.
             assert!(skipped > 4 * count, "seed {seed}: {skipped} skipped");
         }
+    }
+
+    /// Every model without a fit, as a search of a query of `query_length`
+    /// residues over a database of `lengths` gets it: BLAST's parameters
+    /// with Spouge's correction (BLOSUM62) and with the edge correction
+    /// only (PAM30 15/3, which the tables give no Spouge line), FASTA's,
+    /// and the matrix's ungapped ones.
+    fn models_without_a_fit(query_length: usize, lengths: &[usize]) -> Vec<QueryStatistics> {
+        let db = DatabaseSize {
+            sequences: lengths.len() as u64,
+            residues: lengths.iter().sum::<usize>() as u64,
+        };
+        let query = vec![0u8; query_length];
+        let mut models = Vec::new();
+        for (matrix, open, extend) in [
+            ("blosum62", 11, 1),
+            ("blosum62", 10, 1),
+            ("blosum50", 13, 2),
+            ("pam30", 15, 3),
+        ] {
+            let scoring = Scoring {
+                matrix: crate::matrix::ScoreMatrix::by_name(matrix).unwrap(),
+                gaps: crate::scoring::GapPenalty::new(open, extend).unwrap(),
+            };
+            for method in [Method::Fixed, Method::FixedFasta] {
+                if let Ok(stats) = Statistics::new(method, &scoring, db) {
+                    models.push(stats.for_query(&query, &[], &no_lengths()));
+                }
+            }
+            let u = crate::stats::ungapped_parameters(&scoring.matrix).unwrap();
+            models.push(QueryStatistics {
+                model: Model::Ungapped {
+                    parameters: AltschulGish {
+                        lambda: u.lambda,
+                        k: u.k,
+                        h: u.h,
+                    },
+                },
+                query_length,
+                database: db,
+                fallback: None,
+            });
+        }
+        let spouge = |q: &QueryStatistics| matches!(&q.model, Model::Fixed { parameters, .. } if parameters.spouge.is_some());
+        assert!(models.iter().any(spouge), "Spouge's correction covered");
+        let edge_only = |q: &QueryStatistics| matches!(&q.model, Model::Fixed { parameters, .. } if parameters.spouge.is_none());
+        assert!(
+            models.iter().any(edge_only),
+            "the edge correction alone covered"
+        );
+        assert!(
+            models
+                .iter()
+                .any(|q| matches!(q.model, Model::FixedFasta { .. }))
+        );
+        models
+    }
+
+    /// What `score_floors` rests on: without a fit, `ln E` never rises
+    /// with the score at a fixed length, nor is it NaN.
+    #[test]
+    fn evalues_fall_as_scores_rise() {
+        let lengths = [1, 2, 5, 30, 128, 400, 2_000, 35_000, 50_000_000];
+        for query_length in [1, 5, 144, 5_000, 35_000] {
+            for q in models_without_a_fit(query_length, &lengths) {
+                for &n in &lengths {
+                    let mut last = q.ln_evalue(0, n);
+                    for score in 1..=4_000 {
+                        let e = q.ln_evalue(score, n);
+                        assert!(
+                            !e.is_nan() && e <= last,
+                            "{} query {query_length}, length {n}, score {score}: {e} after {last}",
+                            q.model.name()
+                        );
+                        last = e;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Without a fit, `top_hits` evaluates only the scores at least their
+    /// length's floor, and ranks as every E-value ranked would.
+    #[test]
+    fn top_hits_without_a_fit_rank_as_every_evalue_ranked_would() {
+        for (seed, count, homologs) in [(6, 20_000, 25), (7, 600, 3), (8, 300, 0)] {
+            let (scores, lengths) = sample(seed, count, homologs);
+            // Some lengths shared by many (an equal-length database's case).
+            let lengths: Vec<usize> = lengths
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| if i % 3 == 0 { 128 } else { n })
+                .collect();
+            let table = SequenceLengths::from(&lengths[..]);
+            for q in models_without_a_fit(300, &lengths) {
+                let ln_e: Vec<f64> = (0..count)
+                    .map(|i| q.ln_evalue(scores[i], lengths[i]))
+                    .collect();
+                let mut cuts = vec![f64::NEG_INFINITY, -50.0, -5.0, 0.0, 10f64.ln(), 5.0];
+                cuts.extend([1e9, f64::INFINITY, f64::NAN, -f64::MAX, f64::MAX]);
+                cuts.extend(ln_e.iter().step_by(count / 40).copied());
+                for cut in cuts {
+                    for top in [1, 10, 100, count] {
+                        assert_eq!(
+                            q.top_hits(&scores, &table, top, cut),
+                            crate::merge::rank_by_evalue(&ln_e, &scores, top, cut),
+                            "{}, seed {seed}, cut {cut}, top {top}",
+                            q.model.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn least_passing_finds_the_edge_from_any_guess() {
+        for edge in [-3, 0, 1, 7, 50, 51, 99, 100, 101] {
+            let calls = std::cell::Cell::new(0);
+            let passes = |s: i32| {
+                calls.set(calls.get() + 1);
+                s >= edge
+            };
+            for guess in [-100, -1, 0, 1, 6, 7, 8, 49, 50, 100, 1000] {
+                let want = edge.clamp(0, 101);
+                assert_eq!(
+                    least_passing(passes, 0, 100, guess),
+                    want,
+                    "edge {edge}, guess {guess}"
+                );
+            }
+        }
+        // From the right guess, three calls.
+        let calls = std::cell::Cell::new(0);
+        let passes = |s: i32| {
+            calls.set(calls.get() + 1);
+            s >= 40
+        };
+        assert_eq!(least_passing(passes, 0, 100, 40), 40);
+        assert_eq!(calls.get(), 3);
     }
 
     #[test]
