@@ -952,11 +952,13 @@ fn gpu_query_group_matches_the_reference() {
         seqs.push(hay::random_codes(&mut rng, len, false));
     }
     let db = hay::database(seqs);
-    // One pass of g8_r18 (the 144-residue query), seven of it (1,000:
-    // lanes that start inside a profile word, pass after pass) and eight
-    // of g8_r24 (1,500), the lifted configurations `config_for` picks: two
-    // rows a step on the chunks of longer sequences, one on the shortest.
-    let queries: Vec<Vec<u8>> = [144, 1000, 1500]
+    // The narrow groups of the shortest queries (g1_r8 at 5 and 8, g2_r8
+    // at 13, g2_r16 at 30, g4_r16 at 64), one pass of g8_r18 (the
+    // 144-residue query), seven of it (1,000: lanes that start inside a
+    // profile word, pass after pass) and eight of g8_r24 (1,500), the
+    // lifted configurations `config_for` picks: two rows a step on the
+    // chunks of longer sequences, one on the shortest.
+    let queries: Vec<Vec<u8>> = [5, 8, 13, 30, 64, 144, 1000, 1500]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))
         .collect();
