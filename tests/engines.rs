@@ -242,3 +242,63 @@ fn the_group_plan_split_at_a_length_matches_the_reference() {
         }
     }
 }
+
+/// Many queries against a database of fewer sequences than a CPU chunk
+/// holds: the SIMD kernel swaps the roles (the queries packed, each
+/// database sequence their query), and every score is still the
+/// reference's, beyond 8 bits (homologs) and beyond 16 bits (a 7,000-residue
+/// sequence and its copy among the queries), with empty queries and
+/// queries of one residue, in batches of the engine's size and of others.
+#[test]
+fn cpu_engine_swaps_roles_for_many_queries_against_a_few_sequences() {
+    let mut rng = hay::rng(33);
+    let mut seqs = hay::skewed_sequences(&mut rng, 15, 600, true);
+    let long = hay::random_codes(&mut rng, 7_000, false);
+    seqs.push(long.clone());
+    seqs.push(hay::random_codes(&mut rng, 1, false));
+    let db = Arc::new(hay::database(seqs.clone()));
+    let scoring = hay::blosum62(11, 1);
+    let mut queries: Vec<Vec<u8>> = (0..140)
+        .map(|i| hay::random_codes(&mut rng, 1 + (i * 37) % 450, true))
+        .collect();
+    let mut longest: Vec<&Vec<u8>> = seqs.iter().take(15).collect();
+    longest.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    queries.extend(
+        longest
+            .iter()
+            .take(8)
+            .map(|s| hay::mutate(&mut rng, s, 0.9)),
+    );
+    queries.push(long);
+    queries.insert(5, Vec::new());
+    let plan = host::kernel::Plan::one(host::kernel::Kernel::Simt);
+    assert!(host::engine::cpu::swaps_roles(&plan, db.len(), 7_000));
+    let mut engine = CpuEngine::new(db.clone(), scoring.clone(), plan);
+    // Batches of whole chunks of queries (one chunk a query unswapped).
+    assert_eq!(engine.batch_len() % 64, 0, "{}", engine.batch_len());
+    let want: Vec<Vec<i32>> = queries
+        .iter()
+        .map(|q| {
+            (0..db.len())
+                .map(|i| local_score(q, db.sequence(i), &scoring.matrix, scoring.gaps))
+                .collect()
+        })
+        .collect();
+    assert!(want.iter().flatten().any(|&s| s > i32::from(i16::MAX)));
+    assert!(want.iter().flatten().filter(|&&s| s > 255).count() >= 4);
+    let refs: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    for batch in [engine.batch_len(), 2, 33, refs.len()] {
+        let mut got = Vec::new();
+        for part in refs.chunks(batch) {
+            got.extend(engine.score_batch_reporting(part, &|_| ()).unwrap());
+        }
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "batch {batch}, query {k} of length {}",
+                queries[k].len()
+            );
+        }
+    }
+}

@@ -6,6 +6,15 @@
 //! them side by side, a task per query and chunk; each query's scores are
 //! those it gets alone.
 //!
+//! Many queries against a database of fewer sequences than one chunk holds
+//! (a few dozen proteins searched with hundreds) would fill a fraction of
+//! the lanes, a chunk a query; there the SIMD kernel swaps the roles
+//! ([`swaps_roles`]): the batch's queries become the packed sequences,
+//! thirty-two to a vector, and each database sequence the query. A local
+//! alignment's score does not change when its two sequences trade places
+//! (every matrix warpsw accepts is symmetric, and a gap costs the same in
+//! either sequence), so each query's scores are those it gets alone.
+//!
 //! `simt` (and `auto`, whose plan on a CPU is `simt`) runs its inter-sequence
 //! SIMD form ([`crate::kernel::inter_sequence_narrow`]): thirty-two database
 //! sequences in the 8-bit lanes of a vector, in 16 and then 32 bits
@@ -41,6 +50,32 @@ const CPU_CHUNK_BYTES: usize = 256 << 20;
 /// Tasks (a query against a chunk) a batch aims to give each thread:
 /// enough that uneven chunks even out.
 const TASKS_PER_THREAD: usize = 8;
+
+/// The longest database sequence the swapped roles take as a query: its
+/// profile is a few bytes a residue per residue code, so a sequence of
+/// millions of residues stays a database sequence.
+const SWAP_MAX_SEQUENCE: usize = 1 << 16;
+
+/// Whether the CPU engine running `plan` swaps the roles of a batch's
+/// queries and the database's `sequences` sequences, the longest of
+/// `longest` residues (module docs): with the SIMD kernel only (the
+/// others stand for their GPU launches), where the database fills less
+/// than one chunk.
+///
+/// ```
+/// use host::engine::cpu::swaps_roles;
+/// use host::kernel::{Kernel, Plan};
+/// assert!(swaps_roles(&Plan::one(Kernel::Simt), 16, 500));
+/// assert!(!swaps_roles(&Plan::one(Kernel::Simt), 64, 500));
+/// assert!(!swaps_roles(&Plan::one(Kernel::Simt), 16, 1 << 20));
+/// assert!(!swaps_roles(&Plan::one(Kernel::SimtI16x2), 16, 500));
+/// ```
+pub fn swaps_roles(plan: &Plan, sequences: usize, longest: usize) -> bool {
+    plan.kernels() == [Kernel::Simt]
+        && sequences > 0
+        && sequences < CPU_CHUNK_SEQUENCES
+        && longest <= SWAP_MAX_SEQUENCE
+}
 
 /// Queries the CPU engine scores side by side over `chunks` chunks of a
 /// database of `sequences` sequences with `threads` threads: one where the
@@ -112,20 +147,28 @@ impl Engine for CpuEngine {
         self.score_reporting(query, &|_| ())
     }
 
+    /// With the roles swapped, chunks of queries: as many as give every
+    /// thread [`TASKS_PER_THREAD`] tasks, a task a database sequence and
+    /// chunk.
     fn batch_len(&self) -> usize {
-        cpu_batch_len(
-            self.chunks.len(),
-            rayon::current_num_threads(),
-            self.db.len(),
-        )
+        let threads = rayon::current_num_threads();
+        if self.swaps_roles() {
+            let chunks = (TASKS_PER_THREAD * threads).div_ceil(self.db.len());
+            return (chunks * CPU_CHUNK_SEQUENCES).min(super::multi::batch_len_for(self.db.len()));
+        }
+        cpu_batch_len(self.chunks.len(), threads, self.db.len())
     }
 
-    /// The queries side by side, each over every chunk (module docs).
+    /// The queries side by side, each over every chunk (module docs), or
+    /// with the roles swapped.
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
+        if self.swaps_roles() && queries.len() > 1 {
+            return self.score_swapped(queries, progress);
+        }
         queries
             .par_iter()
             .map(|q| self.score_reporting(q, progress))
@@ -134,6 +177,68 @@ impl Engine for CpuEngine {
 }
 
 impl CpuEngine {
+    /// [`swaps_roles`] for this engine's plan and database.
+    fn swaps_roles(&self) -> bool {
+        let longest = (0..self.db.len())
+            .map(|i| self.db.length(i))
+            .max()
+            .unwrap_or(0);
+        swaps_roles(&self.plan, self.db.len(), longest)
+    }
+
+    /// `queries`' scores with the roles swapped (module docs): the queries
+    /// packed as a database, each database sequence aligned to them as a
+    /// query, the scores turned back to one row a query (the database's
+    /// sorted order, as [`Engine::score_all`] gives them).
+    fn score_swapped(
+        &self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let records = queries
+            .iter()
+            .enumerate()
+            .map(|(i, q)| crate::fasta::Record {
+                id: i.to_string(),
+                description: String::new(),
+                codes: q.to_vec(),
+            })
+            .collect();
+        let packed = Database::from_records(records);
+        let lengths: Vec<usize> = (0..packed.len()).map(|i| packed.length(i)).collect();
+        let limits = ChunkLimits {
+            max_sequences: CPU_CHUNK_SEQUENCES,
+            max_bytes: CPU_CHUNK_BYTES,
+        };
+        let chunks: Vec<PackedChunk> = plan_chunks(&lengths, limits)
+            .into_par_iter()
+            .map(|range| PackedChunk::pack(&packed, range))
+            .collect();
+        // Row `j`: database sequence `j` against every query, in the
+        // packed queries' sorted order.
+        let rows: Vec<Vec<i32>> = (0..self.db.len())
+            .into_par_iter()
+            .map(|j| {
+                let sequence = self.db.sequence(j);
+                let profile = Kernel::Simt.profile(sequence, &self.scoring.matrix);
+                let per_chunk = chunks
+                    .par_iter()
+                    .map(|chunk| {
+                        let scores = Kernel::Simt.run_cpu(chunk, &profile, gaps)?;
+                        let residues: u64 = chunk.lengths.iter().map(|&n| u64::from(n)).sum();
+                        progress(sequence.len() as u64 * residues);
+                        Ok(scores)
+                    })
+                    .collect::<Result<Vec<Vec<i32>>>>()?;
+                Ok(packed.to_input_order(&per_chunk.concat()))
+            })
+            .collect::<Result<_>>()?;
+        Ok((0..queries.len())
+            .map(|q| rows.iter().map(|row| row[q]).collect())
+            .collect())
+    }
+
     /// Scores `query`, telling `progress` each chunk's cells once it is done.
     fn score_reporting(&self, query: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<i32>> {
         let gaps = self.scoring.gaps.kernel_gaps();
