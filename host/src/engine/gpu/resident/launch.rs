@@ -1,0 +1,343 @@
+//! A query's (or a pair's) launches: profiles uploaded, every chunk's
+//! kernels queued on the worker streams, the chunks joined and the scores
+//! read back, with the timeline's marks.
+
+use super::*;
+
+impl GpuEngine {
+    /// Loads `query` and launches every chunk's kernels without waiting for
+    /// them, on the worker streams in turn (longest chunk first) where the
+    /// plan allows, else on the engine's stream; [`GpuEngine::read_scores`]
+    /// waits.
+    pub fn launch_all(&mut self, query: &[u8]) -> Result<()> {
+        self.launch_queries(query, None)
+    }
+
+    /// [`GpuEngine::launch_all`] for `query` and, if given, a partner
+    /// scored beside it ([`GpuEngine::load_queries`]).
+    pub(super) fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
+        // A timeline is this query's or none (not a query's before).
+        self.timeline = None;
+        let mut timeline = self.timeline_on.then(|| Timeline::start(&self.stream));
+        self.load_queries(query, partner)?;
+        if self.query.is_empty() {
+            return Ok(());
+        }
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("profiles", &self.stream);
+        }
+        let ordering = self.info.error("ordering the streams");
+        let no_timing = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
+        // The workers start once the profiles are on the device.
+        if self.overlap_scratch.iter().any(Option::is_some) {
+            let ready = self.stream.record_event(no_timing).map_err(&ordering)?;
+            for worker in &self.workers {
+                worker.wait(&ready).map_err(&ordering)?;
+            }
+        }
+        // Each worker launch is recorded as pending at once, so that even
+        // after an error the next query (or the engine's end) waits for it.
+        self.pending = (0..self.chunks.len()).map(|_| None).collect();
+        let mut turn = 0;
+        for k in 0..self.chunks.len() {
+            let (stream, region) = match self.overlap_scratch[k].clone() {
+                Some(region) => {
+                    let worker = self.workers[turn % self.workers.len()].clone();
+                    turn += 1;
+                    (worker, Some(region))
+                }
+                None => (self.stream.clone(), None),
+            };
+            let started = timeline.as_mut().and_then(|t| t.chunk_start(&stream));
+            let launched = self.launch_chunk_on(k, &stream, region.clone());
+            if region.is_some() {
+                self.pending[k] = Some(stream.record_event(no_timing).map_err(&ordering)?);
+            }
+            launched?;
+            if let Some(timeline) = &mut timeline {
+                timeline.chunk_end(started, &stream);
+            }
+        }
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("queued", &self.stream);
+        }
+        self.timeline = timeline;
+        Ok(())
+    }
+
+    /// Joins chunk `k`'s launch on a worker stream, if it is pending, into
+    /// the engine's stream, and queues what it left there (the rescue).
+    pub(super) fn join_chunk(&mut self, k: usize) -> Result<()> {
+        let Some(done) = self.pending.get_mut(k).and_then(Option::take) else {
+            return Ok(());
+        };
+        self.stream
+            .wait(&done)
+            .map_err(self.info.error("ordering the streams"))?;
+        for which in self.loaded() {
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
+            let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
+            kernel.adapter().after_overlap(&launch)?;
+        }
+        Ok(())
+    }
+
+    /// [`GpuEngine::join_chunk`] for every chunk.
+    pub(super) fn join_all(&mut self) -> Result<()> {
+        for k in 0..self.pending.len() {
+            self.join_chunk(k)?;
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// The scores of [`GpuEngine::positions`] for the query of the last
+    /// [`GpuEngine::launch_all`], once its kernels are done (all 0 when the
+    /// query is empty).
+    pub fn read_scores(&mut self) -> Result<Vec<i32>> {
+        self.scores_of(Which::First)
+    }
+
+    /// Where chunk `chunk`'s scores lie in `scores`.
+    pub(super) fn local(&self, chunk: &DeviceChunk) -> Range<usize> {
+        chunk.range.start - self.positions.start..chunk.range.end - self.positions.start
+    }
+
+    /// Launches the plan's kernel on chunk `k` for the loaded query on the
+    /// engine's stream (asynchronous; nothing for an empty query).
+    pub fn launch_chunk(&self, k: usize) -> Result<()> {
+        self.launch_chunk_on(k, &self.stream, None)
+    }
+
+    /// The plan's kernel for chunk `k` and the loaded query.
+    pub(super) fn chunk_kernel(&self, k: usize) -> Result<Kernel> {
+        self.chunk_kernel_for(k, self.query_len)
+    }
+
+    /// The plan's kernel for chunk `k` and a query of `query_len` residues.
+    pub(super) fn chunk_kernel_for(&self, k: usize, query_len: usize) -> Result<Kernel> {
+        let chunk = self
+            .chunks
+            .get(k)
+            .ok_or_else(|| Error::Internal(format!("chunk {k} is not on {}", self.info.label())))?;
+        Ok(self
+            .plan
+            .kernel_for(query_len, chunk.longest, chunk.range.len()))
+    }
+
+    /// The loaded queries: the first, and its partner if there is one.
+    pub(super) fn loaded(&self) -> Vec<Which> {
+        match self.partner {
+            Some(_) => vec![Which::First, Which::Partner],
+            None => vec![Which::First],
+        }
+    }
+
+    /// A loaded query: its residues, its profiles and its scores (an
+    /// internal error for a partner when none is loaded).
+    pub(super) fn loaded_query(
+        &self,
+        which: Which,
+    ) -> Result<(usize, &[DeviceQuery], &CudaSlice<i32>)> {
+        match (which, &self.partner) {
+            (Which::First, _) => Ok((self.query_len, &self.query, &self.scores)),
+            (Which::Partner, Some(p)) => Ok((p.len, &p.query, &p.scores)),
+            (Which::Partner, None) => Err(Error::Internal("no partner loaded".into())),
+        }
+    }
+
+    /// Residues of a loaded query.
+    pub(super) fn query_len_of(&self, which: Which) -> Result<usize> {
+        Ok(self.loaded_query(which)?.0)
+    }
+
+    /// What `kernel`'s adapter needs to launch on chunk `k` for loaded
+    /// query `which` on `stream`: beside other chunks with scratch region
+    /// `overlap` (pairs), or on the engine's stream with the shared
+    /// scratch.
+    pub(super) fn chunk_launch<'a>(
+        &'a self,
+        k: usize,
+        kernel: Kernel,
+        which: Which,
+        stream: &'a Arc<CudaStream>,
+        overlap: Option<Range<usize>>,
+    ) -> Result<ChunkLaunch<'a>> {
+        let chunk = &self.chunks[k];
+        let (query_len, profiles, scores) = self.loaded_query(which)?;
+        let query = profiles
+            .iter()
+            .find(|q| q.kernel == kernel)
+            .ok_or_else(|| Error::Internal(format!("no {kernel} profile loaded")))?;
+        let scratch = self.scratch.as_ref().map(|buffer| match &overlap {
+            Some(region) => Scratch {
+                buffer,
+                first_pair: region.start,
+                pairs: region.len(),
+            },
+            None => Scratch {
+                buffer,
+                first_pair: 0,
+                pairs: self.shared_scratch,
+            },
+        });
+        Ok(ChunkLaunch {
+            symbol: kernel.info().symbol,
+            device: &self.info,
+            stream,
+            functions: &self.functions,
+            chunk,
+            score_offset: self.local(chunk).start,
+            scores,
+            profile: &query.profile,
+            query_len,
+            row_buffer: &self.row_buffer,
+            scratch,
+            sm_count: self.sm_count,
+            gaps: self.scoring.gaps.kernel_gaps(),
+            max_score: self.scoring.matrix.max_score(),
+            min_score: self.scoring.matrix.min_score(),
+            overlapping: overlap.is_some(),
+        })
+    }
+
+    /// Launches chunk `k` on `stream` for the loaded queries (both in one
+    /// launch where they pair), beside other chunks with scratch region
+    /// `overlap`, or with the shared scratch (`None`).
+    pub(super) fn launch_chunk_on(
+        &self,
+        k: usize,
+        stream: &Arc<CudaStream>,
+        overlap: Option<Range<usize>>,
+    ) -> Result<()> {
+        if self.query.is_empty() {
+            return Ok(());
+        }
+        if let (
+            true,
+            Some(Partner {
+                pair: Some((kernel, pair)),
+                ..
+            }),
+        ) = (self.paired(k), &self.partner)
+        {
+            let first = self.chunk_launch(k, *kernel, Which::First, stream, overlap.clone())?;
+            let partner = self.chunk_launch(k, *kernel, Which::Partner, stream, overlap)?;
+            return kernel.adapter().launch_pair(&first, &partner, pair);
+        }
+        for which in self.loaded() {
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
+            let launch = self.chunk_launch(k, kernel, which, stream, overlap.clone())?;
+            kernel.adapter().launch(&launch)?;
+        }
+        Ok(())
+    }
+
+    /// [`GpuEngine::join_all`], with an event on the engine's stream after
+    /// each chunk's part (its rescue): what waits for chunk `k` without a
+    /// read-back (`None` where the query is empty).
+    pub(super) fn join_all_marked(&mut self) -> Result<Vec<Option<CudaEvent>>> {
+        if self.query.is_empty() {
+            return Ok((0..self.chunks.len()).map(|_| None).collect());
+        }
+        let mut done = Vec::with_capacity(self.chunks.len());
+        for k in 0..self.chunks.len() {
+            self.join_chunk(k)?;
+            let event = self
+                .stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                .map_err(self.info.error("ordering the streams"))?;
+            done.push(Some(event));
+        }
+        self.pending.clear();
+        Ok(done)
+    }
+
+    /// Loaded query `which`'s scores of [`GpuEngine::positions`] (sorted
+    /// order), in one read-back once every chunk is joined; all 0 when the
+    /// query is empty.
+    pub(super) fn scores_of(&mut self, which: Which) -> Result<Vec<i32>> {
+        if self.query.is_empty() {
+            return Ok(vec![0; self.positions.len()]);
+        }
+        self.join_all()?;
+        let mut timeline = self.timeline.take();
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("joined", &self.stream);
+        }
+        let (_, _, scores) = self.loaded_query(which)?;
+        // The buffer is in chunk order: each chunk follows the one before
+        // (GpuEngineBuilder::chunks refuses any other).
+        let read = self
+            .stream
+            .clone_dtoh(&scores.slice(0..self.positions.len()))
+            .map_err(self.info.error("reading the scores back"))?;
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("read-back", &self.stream);
+            match timeline.report() {
+                Ok(report) => eprintln!("warpsw: {}: {report}", self.info.label()),
+                Err(why) => eprintln!("warpsw: warning: {}: no timeline: {why}", self.info.label()),
+            }
+        }
+        Ok(read)
+    }
+
+    /// Waits for chunk `k`'s launch and returns its scores (sorted order).
+    pub fn chunk_scores(&mut self, k: usize) -> Result<Vec<i32>> {
+        let chunk = self
+            .chunks
+            .get(k)
+            .ok_or_else(|| Error::Internal(format!("chunk {k} is not on {}", self.info.label())))?;
+        let range = self.local(chunk);
+        if self.query.is_empty() {
+            return Ok(vec![0; range.len()]);
+        }
+        self.join_chunk(k)?;
+        let (_, _, scores) = self.loaded_query(Which::First)?;
+        self.stream
+            .clone_dtoh(&scores.slice(range))
+            .map_err(self.info.error("reading the scores back"))
+    }
+
+    /// The scores of every query of `queries` (non-empty ones scored two
+    /// at a time, each with the one next to it in length, where
+    /// [`GpuEngineBuilder::pair_queries`] allows), telling `progress` the
+    /// cells of each chunk as its scores come back.
+    pub(super) fn score_paired(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let mut order: Vec<usize> = (0..queries.len()).collect();
+        order.sort_by_key(|&q| queries[q].len());
+        let mut all = vec![Vec::new(); queries.len()];
+        let mut at = 0;
+        while at < order.len() {
+            let first = order[at];
+            // Both non-empty (an empty query has no profile to pair).
+            let partner = order.get(at + 1).copied().filter(|&q| {
+                self.pair_queries && !queries[first].is_empty() && !queries[q].is_empty()
+            });
+            self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
+            let done = self.join_all_marked()?;
+            let mut cells = queries[first].len() as u64;
+            if let Some(q) = partner {
+                cells += queries[q].len() as u64;
+            }
+            for (k, chunk_done) in done.iter().enumerate() {
+                if let Some(event) = chunk_done {
+                    event
+                        .synchronize()
+                        .map_err(self.info.error("waiting for a chunk"))?;
+                }
+                progress(cells * self.chunks[k].residue_count);
+            }
+            all[first] = self.scores_of(Which::First)?;
+            if let Some(q) = partner {
+                all[q] = self.scores_of(Which::Partner)?;
+            }
+            at += 1 + usize::from(partner.is_some());
+        }
+        Ok(all)
+    }
+}
