@@ -302,11 +302,19 @@ impl Spouge {
         let inv_sqrt_2pi = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
         let variance = (2.0 * self.alpha_v / lambda).max(self.alpha_v * y + self.beta_v);
         let sd = variance.sqrt();
+        // `p(L)` is never negative, but where `F` is far below zero its two
+        // terms cancel, and the difference can come out a negative
+        // subnormal: floored at zero, the area of a score beyond what the
+        // lengths can hold underflows to 0 (E = 0) rather than to the
+        // logarithm of a negative number (NaN, which no cut passes).
         let side = |length: usize| {
             let left = length as f64 - (self.a * y + self.b);
             let f = left / sd;
             let p = normal_cdf(f);
-            (left * p + sd * inv_sqrt_2pi * (-0.5 * f * f).exp(), p)
+            (
+                (left * p + sd * inv_sqrt_2pi * (-0.5 * f * f).exp()).max(0.0),
+                p,
+            )
         };
         let ((p1, cm), (p2, cn)) = (side(m), side(n));
         let c = (2.0 * self.sigma / lambda).max(self.sigma * y + self.tau);

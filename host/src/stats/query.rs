@@ -209,8 +209,8 @@ impl QueryStatistics {
                 })
                 .collect(),
             // Every sequence's E-value, ranked.
-            (Some(_), None) => (0..scores.len()).collect(),
-            (None, _) => {
+            (Some(_), None) | (None, _) => (0..scores.len()).collect(),
+            (None, _) if max_ln_evalue >= FLOORS_FROM_LN_EVALUE || max_ln_evalue.is_nan() => {
                 let floors = self.score_floors(scores, lengths, max_ln_evalue);
                 (0..scores.len())
                     .into_par_iter()
@@ -231,7 +231,8 @@ impl QueryStatistics {
             .collect()
     }
 
-    /// For a model without a fit, the least score of each of `lengths`'
+    /// For a model without a fit and a cut of at least
+    /// [`FLOORS_FROM_LN_EVALUE`], the least score of each of `lengths`'
     /// distinct lengths whose `ln E` is at most `max_ln_evalue` (above
     /// every score of `scores` where none is), so that [`top_hits`]
     /// evaluates only the sequences that may pass: `ln E` depends on the
@@ -266,7 +267,9 @@ impl QueryStatistics {
             .flat_map_iter(|chunk| {
                 let mut guess = hi;
                 chunk.iter().map(move |&n| {
-                    let passes = |s: i32| self.ln_evalue(s, n) <= max_ln_evalue;
+                    // A NaN counts as passing: the floor may then sit
+                    // lower, never higher, and every candidate is evaluated.
+                    let passes = |s: i32| !(self.ln_evalue(s, n) > max_ln_evalue);
                     guess = least_passing(passes, lo, hi, guess);
                     guess
                 })
@@ -386,6 +389,14 @@ impl QueryStatistics {
         )
     }
 }
+
+/// The least `ln E` cut [`QueryStatistics::top_hits`] serves by score
+/// floors: below the logarithm of the smallest positive `f64` (5e-324),
+/// which no E-value cut a user can write goes under. `ln E` of a model
+/// without a fit may rise with the score only far below it (Spouge's area
+/// at scores beyond what the lengths hold: `evalues_fall_as_scores_rise`);
+/// a lower cut (`--evalue 0`) has every sequence evaluated.
+const FLOORS_FROM_LN_EVALUE: f64 = -745.0;
 
 /// The least `s` in `lo ..= hi` for which `passes(s)` holds, `hi + 1`
 /// where none does, for a `passes` that never turns false as `s` rises;
@@ -538,6 +549,7 @@ mod tests {
         for (matrix, open, extend) in [
             ("blosum62", 11, 1),
             ("blosum62", 10, 1),
+            ("blosum62", 11, 2),
             ("blosum50", 13, 2),
             ("pam30", 15, 3),
         ] {
@@ -583,15 +595,26 @@ mod tests {
     /// with the score at a fixed length, nor is it NaN.
     #[test]
     fn evalues_fall_as_scores_rise() {
-        let lengths = [1, 2, 5, 30, 128, 400, 2_000, 35_000, 50_000_000];
+        let lengths = [1, 2, 5, 30, 128, 400, 618, 2_000, 5_000, 35_000, 50_000_000];
         for query_length in [1, 5, 144, 5_000, 35_000] {
             for q in models_without_a_fit(query_length, &lengths) {
                 for &n in &lengths {
                     let mut last = q.ln_evalue(0, n);
-                    for score in 1..=4_000 {
+                    // Every score up to 4,000, and for the longest query
+                    // to beyond any its length can reach (where Spouge's
+                    // area cancels to nothing).
+                    let top = if query_length == 35_000 {
+                        60_000
+                    } else {
+                        4_000
+                    };
+                    for score in 1..=top {
                         let e = q.ln_evalue(score, n);
+                        // Rises below the smallest E a cut can name
+                        // (Spouge's area at scores far beyond the lengths)
+                        // pass every cut `score_floors` serves.
                         assert!(
-                            !e.is_nan() && e <= last,
+                            !e.is_nan() && (e <= last || e < FLOORS_FROM_LN_EVALUE),
                             "{} query {query_length}, length {n}, score {score}: {e} after {last}",
                             q.model.name()
                         );
