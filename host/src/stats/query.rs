@@ -208,8 +208,6 @@ impl QueryStatistics {
                     z >= floor || z.is_nan()
                 })
                 .collect(),
-            // Every sequence's E-value, ranked.
-            (Some(_), None) | (None, _) => (0..scores.len()).collect(),
             (None, _) if max_ln_evalue >= FLOORS_FROM_LN_EVALUE || max_ln_evalue.is_nan() => {
                 let floors = self.score_floors(scores, lengths, max_ln_evalue);
                 (0..scores.len())
@@ -218,6 +216,8 @@ impl QueryStatistics {
                     .filter(|&i| scores[i] >= floors[lengths.class[i] as usize])
                     .collect()
             }
+            // Every sequence's E-value, ranked.
+            (Some(_), None) | (None, _) => (0..scores.len()).collect(),
         };
         let ln_evalues: Vec<f64> = candidates
             .par_iter()
@@ -269,7 +269,10 @@ impl QueryStatistics {
                 chunk.iter().map(move |&n| {
                     // A NaN counts as passing: the floor may then sit
                     // lower, never higher, and every candidate is evaluated.
-                    let passes = |s: i32| !(self.ln_evalue(s, n) > max_ln_evalue);
+                    let passes = |s: i32| {
+                        let e = self.ln_evalue(s, n);
+                        e <= max_ln_evalue || e.is_nan()
+                    };
                     guess = least_passing(passes, lo, hi, guess);
                     guess
                 })
