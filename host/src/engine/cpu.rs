@@ -77,6 +77,20 @@ pub fn swaps_roles(plan: &Plan, sequences: usize, longest: usize) -> bool {
         && longest <= SWAP_MAX_SEQUENCE
 }
 
+/// `db` in CPU chunks (in parallel): the database's, or a batch's queries
+/// packed for the swapped roles.
+fn pack_chunks(db: &Database) -> Vec<PackedChunk> {
+    let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
+    let limits = ChunkLimits {
+        max_sequences: CPU_CHUNK_SEQUENCES,
+        max_bytes: CPU_CHUNK_BYTES,
+    };
+    plan_chunks(&lengths, limits)
+        .into_par_iter()
+        .map(|range| PackedChunk::pack(db, range))
+        .collect()
+}
+
 /// Queries the CPU engine scores side by side over `chunks` chunks of a
 /// database of `sequences` sequences with `threads` threads: one where the
 /// chunks alone give every thread [`TASKS_PER_THREAD`] tasks, else as many
@@ -105,15 +119,7 @@ pub struct CpuEngine {
 impl CpuEngine {
     /// Packs `db` for the CPU (in parallel) to score it by `plan`.
     pub fn new(db: Arc<Database>, scoring: Scoring, plan: Plan) -> CpuEngine {
-        let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-        let limits = ChunkLimits {
-            max_sequences: CPU_CHUNK_SEQUENCES,
-            max_bytes: CPU_CHUNK_BYTES,
-        };
-        let chunks = plan_chunks(&lengths, limits)
-            .into_par_iter()
-            .map(|range| PackedChunk::pack(&db, range))
-            .collect();
+        let chunks = pack_chunks(&db);
         CpuEngine {
             db,
             chunks,
@@ -179,10 +185,12 @@ impl Engine for CpuEngine {
 impl CpuEngine {
     /// [`swaps_roles`] for this engine's plan and database.
     fn swaps_roles(&self) -> bool {
-        let longest = (0..self.db.len())
-            .map(|i| self.db.length(i))
-            .max()
-            .unwrap_or(0);
+        // Sorted longest first.
+        let longest = if self.db.is_empty() {
+            0
+        } else {
+            self.db.length(0)
+        };
         swaps_roles(&self.plan, self.db.len(), longest)
     }
 
@@ -206,15 +214,7 @@ impl CpuEngine {
             })
             .collect();
         let packed = Database::from_records(records);
-        let lengths: Vec<usize> = (0..packed.len()).map(|i| packed.length(i)).collect();
-        let limits = ChunkLimits {
-            max_sequences: CPU_CHUNK_SEQUENCES,
-            max_bytes: CPU_CHUNK_BYTES,
-        };
-        let chunks: Vec<PackedChunk> = plan_chunks(&lengths, limits)
-            .into_par_iter()
-            .map(|range| PackedChunk::pack(&packed, range))
-            .collect();
+        let chunks = pack_chunks(&packed);
         // Row `j`: database sequence `j` against every query, in the
         // packed queries' sorted order.
         let rows: Vec<Vec<i32>> = (0..self.db.len())
@@ -226,8 +226,7 @@ impl CpuEngine {
                     .par_iter()
                     .map(|chunk| {
                         let scores = Kernel::Simt.run_cpu(chunk, &profile, gaps)?;
-                        let residues: u64 = chunk.lengths.iter().map(|&n| u64::from(n)).sum();
-                        progress(sequence.len() as u64 * residues);
+                        progress(sequence.len() as u64 * chunk.residues());
                         Ok(scores)
                     })
                     .collect::<Result<Vec<Vec<i32>>>>()?;
@@ -259,8 +258,7 @@ impl CpuEngine {
                     .find(|(k, _)| *k == kernel)
                     .ok_or_else(|| Error::Internal(format!("no {kernel} profile")))?;
                 let scores = kernel.run_cpu(chunk, profile, gaps)?;
-                let residues: u64 = chunk.lengths.iter().map(|&n| u64::from(n)).sum();
-                progress(query.len() as u64 * residues);
+                progress(query.len() as u64 * chunk.residues());
                 Ok(scores)
             })
             .collect::<Result<_>>()?;

@@ -191,7 +191,7 @@ impl GpuEngineBuilder {
             chunks.push(DeviceChunk {
                 range: packed.range.clone(),
                 longest: packed.longest(),
-                residue_count: packed.lengths.iter().map(|&n| u64::from(n)).sum(),
+                residue_count: packed.residues(),
                 words_per_sequence: packed.words_per_sequence,
                 residues: stream
                     .clone_htod(match packed.words.is_empty() {
