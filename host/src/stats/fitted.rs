@@ -17,6 +17,8 @@
 //!
 //! [`Method::Fitted`]: super::Method::Fitted
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -99,6 +101,13 @@ pub struct SequenceLengths {
     pub(super) ln: Vec<f64>,
     /// Each length's bin of the fit ([`Bins`]).
     bin: Vec<u32>,
+    /// The distinct lengths, made when a model without a fit first needs
+    /// them ([`SequenceLengths::classes`]).
+    classes: OnceLock<LengthClasses>,
+}
+
+/// The distinct lengths of a database, and each sequence's among them.
+pub(super) struct LengthClasses {
     /// The distinct lengths, ascending.
     pub(super) distinct: Vec<usize>,
     /// Each sequence's length as an index of `distinct`.
@@ -114,21 +123,29 @@ impl SequenceLengths {
             .map(|&n| ln_length(n))
             .collect();
         let bin = ln.iter().map(|&ln_n| Bins::bin_of_ln(ln_n)).collect();
-        let mut distinct = lengths.clone();
-        distinct.par_sort_unstable();
-        distinct.dedup();
-        let class = lengths
-            .par_iter()
-            .with_min_len(1 << 14)
-            .map(|n| distinct.partition_point(|d| d < n) as u32)
-            .collect();
         SequenceLengths {
             lengths,
             ln,
             bin,
-            distinct,
-            class,
+            classes: OnceLock::new(),
         }
+    }
+
+    /// The distinct lengths and each sequence's among them, made once (the
+    /// fitted statistics, the default, never need them).
+    pub(super) fn classes(&self) -> &LengthClasses {
+        self.classes.get_or_init(|| {
+            let mut distinct = self.lengths.clone();
+            distinct.par_sort_unstable();
+            distinct.dedup();
+            let class = self
+                .lengths
+                .par_iter()
+                .with_min_len(1 << 14)
+                .map(|n| distinct.partition_point(|d| d < n) as u32)
+                .collect();
+            LengthClasses { distinct, class }
+        })
     }
 
     /// The lengths, in input order.

@@ -209,11 +209,12 @@ impl QueryStatistics {
                 })
                 .collect(),
             (None, _) if max_ln_evalue >= FLOORS_FROM_LN_EVALUE || max_ln_evalue.is_nan() => {
-                let floors = self.score_floors(scores, lengths, max_ln_evalue);
+                let classes = lengths.classes();
+                let floors = self.score_floors(scores, &classes.distinct, max_ln_evalue);
                 (0..scores.len())
                     .into_par_iter()
                     .with_min_len(4096)
-                    .filter(|&i| scores[i] >= floors[lengths.class[i] as usize])
+                    .filter(|&i| scores[i] >= floors[classes.class[i] as usize])
                     .collect()
             }
             // Every sequence's E-value, ranked.
@@ -232,8 +233,8 @@ impl QueryStatistics {
     }
 
     /// For a model without a fit and a cut of at least
-    /// [`FLOORS_FROM_LN_EVALUE`], the least score of each of `lengths`'
-    /// distinct lengths whose `ln E` is at most `max_ln_evalue` (above
+    /// [`FLOORS_FROM_LN_EVALUE`], the least score of each of the `distinct`
+    /// lengths (ascending) whose `ln E` is at most `max_ln_evalue` (above
     /// every score of `scores` where none is), so that [`top_hits`]
     /// evaluates only the sequences that may pass: `ln E` depends on the
     /// score and the length alone and does not rise with the score
@@ -244,12 +245,7 @@ impl QueryStatistics {
     /// correction costs about a microsecond each.
     ///
     /// [`top_hits`]: QueryStatistics::top_hits
-    fn score_floors(
-        &self,
-        scores: &[i32],
-        lengths: &SequenceLengths,
-        max_ln_evalue: f64,
-    ) -> Vec<i32> {
+    fn score_floors(&self, scores: &[i32], distinct: &[usize], max_ln_evalue: f64) -> Vec<i32> {
         let (lo, hi) = scores
             .par_iter()
             .with_min_len(1 << 14)
@@ -259,10 +255,9 @@ impl QueryStatistics {
             )
             .reduce(|| (i32::MAX, i32::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)));
         if lo > hi {
-            return vec![0; lengths.distinct.len()];
+            return vec![0; distinct.len()];
         }
-        lengths
-            .distinct
+        distinct
             .par_chunks(256)
             .flat_map_iter(|chunk| {
                 let mut guess = hi;
