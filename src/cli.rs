@@ -312,6 +312,13 @@ pub struct SearchArgs {
     /// errors still show).
     #[arg(long)]
     pub quiet: bool,
+    /// Print the plan instead of searching: where the search would run,
+    /// whether the database stays resident, which kernel (and
+    /// configuration) scores which chunks for each length of query,
+    /// whether queries are paired or batched, and the statistics; reads the
+    /// queries and the database, writes no output file.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// `warpsw demo`.

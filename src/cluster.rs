@@ -40,7 +40,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::cli::SearchArgs;
-use crate::search::{self, Ready, Scorer, count};
+use crate::search::{self, Ready, count};
+use host::search::Scorer;
 
 /// The environment variables through which MPI launchers give a process
 /// its rank: Open MPI's `mpirun`, PMIx (`srun --mpi=pmix`), PMI-1/2
@@ -559,6 +560,8 @@ struct ClusterScorer<'a> {
 }
 
 impl Scorer for ClusterScorer<'_> {
+    type Error = anyhow::Error;
+
     fn batch_len(&self) -> usize {
         self.agreed.batch_len
     }

@@ -191,6 +191,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         format: host::output::Format::Tsv,
         out: Some(out_path.clone()),
         quiet: false,
+        explain: false,
     })?;
     let hits = std::fs::read_to_string(&out_path)?;
     print!("{hits}");

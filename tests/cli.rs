@@ -1121,3 +1121,34 @@ fn a_hand_over_setting_other_than_on_or_off_is_an_error() {
     );
     query_group_scores_as_simt(&q, &db, ("WARPSW_HAND_OVER", "off"));
 }
+
+#[test]
+fn explain_prints_the_plan_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (query, db) = search_files(dir.path());
+    let out_path = dir.path().join("hits.tsv");
+    let out = search_cpu(&query, &db, &["--explain", "-o", s(&out_path)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("search: 1 query"), "{text}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("engine: the CPU")),
+        "{text}"
+    );
+    assert!(lines.contains(&"kernel: simt"), "{text}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("statistics: fitted")),
+        "{text}"
+    );
+    assert!(
+        !out_path.exists() && entries(dir.path()).len() == 2,
+        "{:?}",
+        entries(dir.path())
+    );
+    // An error prints no plan.
+    let missing = dir.path().join("missing.fasta");
+    let out = search_cpu(&query, &missing, &["--explain"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+}

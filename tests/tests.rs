@@ -9,6 +9,7 @@ mod engines;
 mod gpu;
 mod hay;
 mod kernels;
+mod library;
 mod multi;
 mod ptx;
 mod stats;

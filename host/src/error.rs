@@ -95,6 +95,17 @@ pub enum Error {
     /// user's input): says which, so that it can be reported.
     #[error("internal error (please report it): {0}")]
     Internal(String),
+    /// Occurs when a reported hit cannot be realigned with traceback (out
+    /// of memory, a GPU error); names the pair.
+    #[error("aligning query {query} with {target}")]
+    Aligning {
+        /// The query's id.
+        query: String,
+        /// The database sequence's id.
+        target: String,
+        /// Why it failed.
+        source: Box<Error>,
+    },
 }
 
 fn location(record: &Option<String>, line: Option<u64>) -> String {

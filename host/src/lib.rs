@@ -4,7 +4,8 @@
 //! [`profile`]) → sort/pack ([`db`], [`dbfile`]) → upload and dispatch
 //! ([`engine`], [`dispatch`]) → statistics ([`stats`]) and ranking
 //! ([`merge`]) → realign the hits ([`align`](mod@align)) → report ([`output`]).
-//! [`kernel`] is the catalogue of search kernels (one adapter a family) and
+//! [`search`](mod@search) is the whole pipeline as one call, its hits
+//! handed to a sink. [`kernel`] is the catalogue of search kernels (one adapter a family) and
 //! `auto`'s plan.
 //! [`reference`](mod@reference) is the scalar oracle every engine is tested against;
 //! [`align`](mod@align) computes whole alignments with traceback (gpu-pairAlign's
@@ -30,6 +31,7 @@ pub mod profile;
 pub mod reference;
 pub mod schedule;
 pub mod scoring;
+pub mod search;
 pub mod stats;
 pub mod switch;
 

@@ -67,3 +67,16 @@ pub struct Scoring {
     /// Gap penalties.
     pub gaps: GapPenalty,
 }
+
+impl Default for Scoring {
+    /// warpsw's default: BLOSUM62, a gap of `k` residues costing `11 + k`.
+    fn default() -> Scoring {
+        Scoring {
+            matrix: ScoreMatrix::by_name("blosum62").expect("BLOSUM62 is built in"),
+            gaps: GapPenalty {
+                open: 11,
+                extend: 1,
+            },
+        }
+    }
+}

@@ -10,6 +10,7 @@ use host::engine::gpu::MemoryCap;
 use host::engine::{Placement, SearchOptions};
 use host::fasta::{Record, duplicate_id, read_fasta};
 use host::kernel::KernelChoice;
+use host::search::count;
 use rayon::prelude::*;
 
 use crate::cli::{DeviceChoice, PlacementArgs};
@@ -175,10 +176,4 @@ pub fn check_standard_input(inputs: &[&Path]) -> anyhow::Result<()> {
         bail!("only one input can be `-` (standard input)");
     }
     Ok(())
-}
-
-/// `n` with `one` or `many`: "1 query", "2 queries".
-pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -1,57 +1,39 @@
-//! `warpsw search`: read → encode → sort/pack → upload → dispatch →
-//! statistics and ranking → realign the reported hits → report.
+//! `warpsw search`: the options checked, the output created, the queries
+//! and the database read, the engine opened, then the library's pipeline
+//! ([`host::search`]: score → statistics and ranking → realignment) with a
+//! sink that writes each query's hits as soon as it is done, in query
+//! order, and a progress bar (`crate::progress`) that advances by the
+//! cells the engine reports.
 //!
-//! Each batch of queries is scored against the whole database; each query's
-//! statistics (`host::stats`) are computed from all its scores, its hits
-//! ranked by E-value (`host::stats::QueryStatistics::top_hits`), filtered by
-//! `--evalue` and `--max-target-seqs`, then realigned with traceback
-//! (`host::align`) and checked against the search's scores, unless the
-//! output prints nothing of the alignments (`--columns` of ids, lengths,
-//! scores, E-values and bits only).
-//!
-//! The stages are modules: `inputs` (where it runs, the files read),
-//! `report` (a batch's statistics, ranking and realignment), `account`
-//! (the summary's time and statistics); this one checks the options, runs
-//! the scorer and the reports side by side and writes the hits.
-//!
-//! Options and the output are checked before any input is read; each
-//! query's hits are written to the output (`crate::output_file`) as soon as
-//! the query is done, in query order, and the progress bar
-//! (`crate::progress`) advances by the query's cells.
+//! `inputs` holds where it runs and the files read; this module checks the
+//! options and wires the stages; the MPI driver (`crate::cluster`) calls
+//! [`search`] with its own scorer.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::bail;
 use host::db::Database;
 use host::engine::{self, Placement, SearchOptions};
 use host::fasta::Record;
-use host::output::{Format, HitsWriter};
+use host::output::{Format, HitsWriter, QueryHits};
 use host::scoring::Scoring;
-use host::stats::{DatabaseSize, Method, SequenceLengths, Statistics, check_method};
+use host::search::{DEFAULT_EVALUE, Scorer, Search, Sink};
+use host::stats::{DatabaseSize, Method, check_method};
 
 use crate::cli::{SearchArgs, parse_kernel};
 use crate::output_file::{OutputFile, STANDARD_STREAM};
 use crate::progress::CellProgress;
 
-mod account;
 mod inputs;
-mod report;
 
-use account::{SearchTime, StatisticsTally};
+pub use host::search::count;
 pub use inputs::{
-    check_standard_input, count, device_list, is_standard_stream, load_db,
-    load_db_with_descriptions, load_queries, placement,
+    check_standard_input, device_list, is_standard_stream, load_db, load_db_with_descriptions,
+    load_queries, placement,
 };
-use report::report_batch;
-
-/// The most bytes of scores the scorer scores ahead while a report is made
-/// (they wait in memory: one `i32` per database sequence and query), at
-/// least one batch: 256 MiB, what one batch of the multi-GPU engines holds.
-pub const MAX_SCORES_AHEAD_BYTES: usize = 1 << 28;
 
 /// A search's options, checked before any input is read, its output,
 /// created, and its queries, read: everything before the database.
@@ -70,8 +52,8 @@ pub struct Prepared {
     pub columns: Option<Vec<host::output::Column>>,
     /// `--max-target-seqs`.
     pub top: usize,
-    /// `ln` of `--evalue`.
-    pub max_ln_evalue: f64,
+    /// `--evalue`.
+    pub evalue: f64,
     /// The output's name as given (`-` for standard output).
     pub target: PathBuf,
     /// The output, created and checked.
@@ -88,9 +70,6 @@ pub struct Prepared {
     /// Seconds spent reading the queries.
     pub queries_seconds: f64,
 }
-
-/// `--evalue`'s default.
-pub const DEFAULT_EVALUE: f64 = 10.0;
 
 /// The columns of a search without statistics (`--stats none`): those
 /// asked for, or the format's own less `evalue` and `bitscore`.
@@ -185,7 +164,7 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         format: args.format,
         columns,
         top: usize::try_from(args.max_target_seqs).unwrap_or(usize::MAX),
-        max_ln_evalue: args.evalue.unwrap_or(DEFAULT_EVALUE).ln(),
+        evalue: args.evalue.unwrap_or(DEFAULT_EVALUE),
         target,
         out,
         queries,
@@ -194,51 +173,6 @@ pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
         started,
         queries_seconds,
     })
-}
-
-/// Scores batches of queries against the whole database, in its sorted
-/// order: one process's engine, or the ranks of an MPI job
-/// (`crate::cluster`).
-pub trait Scorer {
-    /// How many queries a batch should hold.
-    fn batch_len(&self) -> usize;
-
-    /// Every query's scores against every database sequence (sorted
-    /// order), telling `progress` the cells done as it goes (as
-    /// [`host::engine::Engine::score_batch_reporting`]).
-    fn score_batch(
-        &mut self,
-        queries: &[&[u8]],
-        progress: &(dyn Fn(u64) + Sync),
-    ) -> anyhow::Result<Vec<Vec<i32>>>;
-
-    /// Warnings gathered since the last call, for the caller to print.
-    fn take_warnings(&mut self) -> Vec<String>;
-
-    /// One line naming the engine and its hardware, for the summary.
-    fn description(&self) -> String;
-}
-
-impl Scorer for Box<dyn engine::Engine> {
-    fn batch_len(&self) -> usize {
-        engine::Engine::batch_len(&**self)
-    }
-
-    fn score_batch(
-        &mut self,
-        queries: &[&[u8]],
-        progress: &(dyn Fn(u64) + Sync),
-    ) -> anyhow::Result<Vec<Vec<i32>>> {
-        Ok(self.score_batch_reporting(queries, progress)?)
-    }
-
-    fn take_warnings(&mut self) -> Vec<String> {
-        engine::Engine::take_warnings(&mut **self)
-    }
-
-    fn description(&self) -> String {
-        engine::Engine::description(&**self)
-    }
 }
 
 /// A [`Scorer`] ready to search, and how it got there.
@@ -256,6 +190,9 @@ pub struct Ready<S> {
 }
 
 pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
+    if args.explain {
+        return explain(&args);
+    }
     let prepared = prepare(&args)?;
     // The GPUs start while the database is read (`engine::open` then finds
     // them ready).
@@ -297,17 +234,72 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--explain`: the plan, decided as the search would decide it, printed
+/// on standard output; nothing is searched and no output is written.
+fn explain(args: &SearchArgs) -> anyhow::Result<ExitCode> {
+    let (scoring, placement, mut options) = engine_setup(args)?;
+    check_method(args.stats, &scoring)?;
+    check_standard_input(&[&args.inputs.query, &args.inputs.db])?;
+    let queries = load_queries(&args.inputs.query)?;
+    options.queries = queries.len();
+    let db = load_db(&args.inputs.db)?;
+    let lengths: Vec<usize> = queries.iter().map(|q| q.codes.len()).collect();
+    let (shortest, longest) = (
+        lengths.iter().min().copied().unwrap_or(0),
+        lengths.iter().max().copied().unwrap_or(0),
+    );
+    let mut lines = vec![format!(
+        "search: {} ({shortest} to {longest} residues) x {} ({} residues); {}, a gap of k \
+         residues costing {} + {}*k",
+        count(queries.len() as u64, "query", "queries"),
+        count(db.len() as u64, "sequence", "sequences"),
+        db.total_residues(),
+        scoring.matrix.name(),
+        scoring.gaps.open,
+        scoring.gaps.extend,
+    )];
+    lines.extend(engine::explain::explain(
+        placement, &db, &scoring, &options, &lengths,
+    )?);
+    let statistics = match args.stats {
+        Method::RawScores => format!(
+            "none: the {} best raw scores of each query",
+            args.max_target_seqs
+        ),
+        method => format!(
+            "{} over the whole database ({} sequences), each query's from all its scores; the \
+             {} best hits of E-value {} at most",
+            match method {
+                Method::Fitted => "fitted (Pearson 1998; fallbacks named if a fit fails)",
+                Method::Fixed => "fixed (Karlin-Altschul, published parameters)",
+                _ => "fixed-fasta (FASTA's table)",
+            },
+            db.len(),
+            args.max_target_seqs,
+            args.evalue.unwrap_or(DEFAULT_EVALUE)
+        ),
+    };
+    lines.push(format!("statistics: {statistics}"));
+    // Printed once everything is decided: an error prints none of it.
+    println!("{}", lines.join("\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The search itself, once the database is read: the header written, the
-/// scorer opened by `open`, every batch scored, reported and written, the
-/// output committed and the summary printed. Returns the scorer, for a
-/// caller that adds to the summary.
-pub fn search<S: Scorer>(
+/// scorer opened by `open`, the library's pipeline run with a sink that
+/// writes each query's hits, the output committed and the summary printed.
+/// Returns the scorer, for a caller that adds to the summary.
+pub fn search<S>(
     prepared: Prepared,
     db: Arc<Database>,
     descriptions: Option<Vec<String>>,
     read_seconds: f64,
     open: impl FnOnce() -> anyhow::Result<Ready<S>>,
-) -> anyhow::Result<S> {
+) -> anyhow::Result<S>
+where
+    S: Scorer,
+    anyhow::Error: From<S::Error>,
+{
     let Prepared {
         scoring,
         placement,
@@ -316,7 +308,7 @@ pub fn search<S: Scorer>(
         format,
         columns,
         top,
-        max_ln_evalue,
+        evalue,
         target,
         mut out,
         queries,
@@ -325,28 +317,13 @@ pub fn search<S: Scorer>(
         queries_seconds,
         ..
     } = prepared;
-    let database = DatabaseSize {
-        sequences: db.len() as u64,
-        residues: db.total_residues(),
-    };
-    let statistics = Statistics::new(method, &scoring, database)?;
-    // Lengths in input order, for the fit and the E-values.
-    let mut lengths = vec![0usize; db.len()];
-    let mut sorted_of = vec![0usize; db.len()];
-    for (sorted, &original) in db.original_order().iter().enumerate() {
-        lengths[original as usize] = db.length(sorted);
-        sorted_of[original as usize] = sorted;
-    }
-    let lengths = SequenceLengths::new(lengths);
-
     // The header goes out before any alignment: an output that cannot be
     // written (`/dev/full`) fails now, not after the search.
     let shown = match is_standard_stream(&target) {
         true => "standard output".to_string(),
         false => target.display().to_string(),
     };
-    let written = |e: std::io::Error| anyhow::Error::new(e).context(format!("writing {shown}"));
-    let mut hits_out = HitsWriter::begin(
+    let hits_out = HitsWriter::begin(
         &mut out,
         format,
         columns,
@@ -354,9 +331,17 @@ pub fn search<S: Scorer>(
         descriptions.as_deref(),
         &scoring.matrix,
     )
-    .map_err(written)?;
-    out.checkpoint().map_err(written)?;
-    let realign = hits_out.needs_alignments();
+    .map_err(|e| written(&shown, e))?;
+    out.checkpoint().map_err(|e| written(&shown, e))?;
+    let search = Search {
+        alignments: hits_out.needs_alignments(),
+        scoring: scoring.clone(),
+        method,
+        top,
+        evalue,
+        placement,
+        gpu_memory: options.memory,
+    };
 
     let open_started = Instant::now();
     let ready = open()?;
@@ -371,135 +356,32 @@ pub fn search<S: Scorer>(
     let residues = u128::from(db.total_residues());
     let total_cells = queries.iter().map(|q| q.codes.len() as u128).sum::<u128>() * residues;
     let bar = CellProgress::new(total_cells, "", quiet);
+    let mut sink = WriteHits {
+        hits_out,
+        out,
+        shown: &shown,
+        bar: &bar,
+        finished: 0,
+    };
     // Cells done so far, as the engine reports them: per chunk on one GPU
     // or the CPU, so that one long query moves the bar too.
     let progress = |cells: u64| bar.advance(u128::from(cells));
-
-    let started = Instant::now();
-    let mut cells = 0u128;
-    let mut finished = 0usize;
-    let mut time = SearchTime::default();
-    let mut models = StatisticsTally::default();
-    // The reports (statistics, ranking, realignment) of the batches scored
-    // so far are made on another thread while the scorer scores the next
-    // ones on this one: two stages of a pipeline, so the GPUs do not wait
-    // for the host's work on the hits. The scorer keeps scoring until the
-    // report is done (up to MAX_SCORES_AHEAD_BYTES of scores), and the next
-    // report takes every batch scored meanwhile: the realignments of many
-    // queries then run side by side, instead of one query's longest pair
-    // after another's. (The scorer stays on this thread: an MPI job's
-    // collectives are called from the thread that started MPI.)
-    let batch_len = scorer.batch_len().max(1);
-    let mut scored_upto = 0usize; // queries[..scored_upto] are scored
-    let mut pending: Option<(usize, Vec<Vec<i32>>)> = None; // first query, scores
-    let mut failed: Option<anyhow::Error> = None;
-    // After a scoring error the batches scored before it are still
-    // reported, then the search stops.
-    while pending.is_some() || (failed.is_none() && scored_upto < queries.len()) {
-        let reporting = pending.take();
-        let report_done = AtomicBool::new(false);
-        let has_report = reporting.is_some();
-        let first_unscored = match failed {
-            None => scored_upto,
-            Some(_) => queries.len(),
-        };
-        let (scored, reported, waited) = std::thread::scope(|s| {
-            let report = s.spawn(|| {
-                let (first, group_scores) = reporting?;
-                let group = &queries[first..first + group_scores.len()];
-                let reports = report_batch(
-                    group,
-                    group_scores,
-                    &db,
-                    &lengths,
-                    &sorted_of,
-                    &statistics,
-                    &scoring,
-                    &placement,
-                    &options,
-                    top,
-                    max_ln_evalue,
-                    realign,
-                );
-                report_done.store(true, Ordering::Release);
-                Some((group, reports))
-            });
-            let scoring_started = Instant::now();
-            let mut scores = Vec::new();
-            let mut error = None;
-            let mut next = first_unscored;
-            let query_bytes = 4 * db.len().max(1);
-            while next < queries.len() {
-                let batch = &queries[next..(next + batch_len).min(queries.len())];
-                let codes: Vec<&[u8]> = batch.iter().map(|q| &q.codes[..]).collect();
-                match scorer.score_batch(&codes, &progress) {
-                    Ok(batch_scores) => scores.extend(batch_scores),
-                    Err(e) => {
-                        error = Some(e);
-                        break;
-                    }
-                }
-                next += batch.len();
-                if queries.len() > 1 {
-                    bar.queries_scored(next, queries.len());
-                }
-                if !has_report
-                    || report_done.load(Ordering::Acquire)
-                    || scores.len() * query_bytes >= MAX_SCORES_AHEAD_BYTES
-                {
-                    break;
-                }
-            }
-            let scored_at = Instant::now();
-            let reported = report
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let waited = scored_at.elapsed().as_secs_f64();
-            time.scoring += (scored_at - scoring_started).as_secs_f64();
-            ((scores, error), reported, waited)
-        });
-        if let Some((group, reports)) = reported {
-            let (reports, report_time) = match reports {
-                Ok(reports) => reports,
-                Err(e) => {
-                    bar.finish();
-                    return Err(keep_finished(out, finished, e));
-                }
-            };
-            time.reported(report_time, waited);
-            let writing = Instant::now();
-            // Each finished query is written and handed to the system at
-            // once: an interrupted run keeps it (in FILE.partial).
-            for (q, hits) in group.iter().zip(&reports) {
-                models.add(q, hits.statistics.as_ref());
-                hits_out.query(&mut out, hits).map_err(written)?;
-                out.checkpoint().map_err(written)?;
-                cells += q.codes.len() as u128 * residues;
-                finished += 1;
-            }
-            time.writing += writing.elapsed().as_secs_f64();
-        }
-        let (new_scores, error) = scored;
-        if !new_scores.is_empty() {
-            pending = Some((scored_upto, new_scores));
-            scored_upto += pending.as_ref().map_or(0, |p| p.1.len());
-        }
-        for warning in scorer.take_warnings() {
-            bar.suspend(|| eprintln!("warpsw: warning: {warning}"));
-        }
-        if let Some(e) = error {
-            failed = Some(e);
-        }
-    }
-    if let Some(e) = failed {
-        bar.finish();
-        return Err(keep_finished(out, finished, e));
-    }
-    let seconds = started.elapsed().as_secs_f64();
+    let searched = search.run(&queries, &db, &mut scorer, &mut sink, &progress);
     bar.finish();
+    let WriteHits {
+        hits_out,
+        mut out,
+        finished,
+        ..
+    } = sink;
+    let mut searched = match searched {
+        Ok(searched) => searched,
+        Err(e) => return Err(keep_finished(out, finished, e)),
+    };
     let writing = Instant::now();
-    hits_out.finish(&mut out).map_err(written)?;
+    hits_out.finish(&mut out).map_err(|e| written(&shown, e))?;
     out.commit()?;
+    let time = &mut searched.time;
     time.writing += writing.elapsed().as_secs_f64();
     time.queries_read = queries_seconds;
     time.database_read = read_seconds;
@@ -508,24 +390,72 @@ pub fn search<S: Scorer>(
     time.gpu = ready.on_gpus;
 
     if !quiet {
-        for line in models.fallbacks() {
+        for line in searched.statistics.fallbacks() {
             eprintln!("warpsw: statistics: {line}");
         }
+        let database = DatabaseSize {
+            sequences: db.len() as u64,
+            residues: db.total_residues(),
+        };
         eprintln!(
             "warpsw: {} x {} ({} residues): {:.3e} cells in {:.3} s = {:.1} GCUPS [{}]; {}; \
              statistics {}",
             count(queries.len() as u64, "query", "queries"),
             count(db.len() as u64, "sequence", "sequences"),
             db.total_residues(),
-            cells as f64,
-            seconds,
-            gcups(cells, seconds),
+            searched.cells as f64,
+            searched.seconds,
+            gcups(searched.cells, searched.seconds),
             scorer.description(),
-            time.summary(search_started.elapsed().as_secs_f64()),
-            models.summary(database),
+            searched
+                .time
+                .summary(search_started.elapsed().as_secs_f64()),
+            searched.statistics.summary(database),
         );
     }
     Ok(scorer)
+}
+
+/// An error writing the output, naming it.
+fn written(shown: &str, e: std::io::Error) -> anyhow::Error {
+    anyhow::Error::new(e).context(format!("writing {shown}"))
+}
+
+/// The command line's [`Sink`]: each finished query written and handed to
+/// the system at once (an interrupted run keeps it, in `FILE.partial`);
+/// the bar told the queries scored, warnings printed above it.
+struct WriteHits<'a> {
+    hits_out: HitsWriter<'a>,
+    out: OutputFile,
+    /// The output's name, for errors.
+    shown: &'a str,
+    bar: &'a CellProgress,
+    /// Queries written.
+    finished: usize,
+}
+
+impl Sink for WriteHits<'_> {
+    type Error = anyhow::Error;
+
+    fn query(&mut self, hits: &QueryHits<'_>) -> anyhow::Result<()> {
+        let shown = self.shown;
+        self.hits_out
+            .query(&mut self.out, hits)
+            .map_err(|e| written(shown, e))?;
+        self.out.checkpoint().map_err(|e| written(shown, e))?;
+        self.finished += 1;
+        Ok(())
+    }
+
+    fn scored(&mut self, done: usize, total: usize) {
+        if total > 1 {
+            self.bar.queries_scored(done, total);
+        }
+    }
+
+    fn warning(&mut self, text: &str) {
+        self.bar.suspend(|| eprintln!("warpsw: warning: {text}"));
+    }
 }
 
 /// The error of a search that failed after `finished` queries: their hits

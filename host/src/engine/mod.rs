@@ -9,6 +9,7 @@
 //! (`crate::db::Database`).
 
 pub mod cpu;
+pub mod explain;
 pub mod gpu;
 pub mod multi;
 pub mod parted;
@@ -140,6 +141,15 @@ pub struct SearchOptions {
 }
 
 impl SearchOptions {
+    /// The defaults for a search of `queries` queries (GPUs batch them
+    /// from three on).
+    pub fn for_queries(queries: usize) -> SearchOptions {
+        SearchOptions {
+            queries,
+            ..SearchOptions::default()
+        }
+    }
+
     /// Whether a GPU may score this search's queries in batches of pairs
     /// with `scoring` (more than two queries, pairs and batches allowed,
     /// the query-group kernel's lifted update fits).
@@ -193,6 +203,78 @@ fn join_notices(first: Option<String>, second: String) -> String {
     }
 }
 
+/// Where a search runs once `Placement::Auto` is resolved.
+enum Where {
+    /// The CPU, with what to say when `auto` fell back to it.
+    Cpu(Option<String>),
+    /// These GPUs (`None`: all).
+    Gpus(Option<Vec<usize>>),
+}
+
+/// `placement` resolved: `Auto` runs on the GPUs when a driver reports
+/// one, else on the CPU (and says why); an error other than a missing
+/// driver or GPU is an error.
+fn resolve(placement: Placement) -> Result<Where> {
+    match placement {
+        Placement::Cpu => Ok(Where::Cpu(None)),
+        Placement::Gpus(wanted) => Ok(Where::Gpus(wanted)),
+        Placement::Auto(wanted) => match gpu::devices() {
+            Ok(_) => Ok(Where::Gpus(wanted)),
+            Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
+                Ok(Where::Cpu(Some(format!("{why}; using the CPU"))))
+            }
+            Err(other) => Err(other),
+        },
+    }
+}
+
+/// How the GPUs of a search hold its database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// One GPU, the whole database resident: the only one that pairs and
+    /// batches queries.
+    OneResident,
+    /// One GPU streaming the database in parts.
+    OneStreamed,
+    /// Several GPUs, each holding the database, sharing its chunks.
+    SeveralResident,
+    /// Several GPUs streaming it.
+    SeveralStreamed,
+}
+
+impl Layout {
+    /// The layout of `gpus` GPUs whose smallest memory `holds` the
+    /// database or not.
+    fn of(gpus: usize, holds: bool) -> Layout {
+        match (gpus, holds) {
+            (1, true) => Layout::OneResident,
+            (1, false) => Layout::OneStreamed,
+            (_, true) => Layout::SeveralResident,
+            (_, false) => Layout::SeveralStreamed,
+        }
+    }
+
+    /// In words, for `--explain`.
+    fn describe(self, gpus: usize, options: &SearchOptions) -> String {
+        match self {
+            Layout::OneResident => "one GPU, the database resident".into(),
+            Layout::OneStreamed => {
+                "one GPU, the database streamed in parts (it needs more than half of the \
+                 free memory)"
+                    .into()
+            }
+            Layout::SeveralResident => format!(
+                "{gpus} GPUs, each holding the database, sharing its chunks (--balance {})",
+                options.policy
+            ),
+            Layout::SeveralStreamed => format!(
+                "{gpus} GPUs streaming the database in parts (--balance {})",
+                options.policy
+            ),
+        }
+    }
+}
+
 /// Opens an engine for `db` at `placement`: the CPU, one GPU holding the
 /// database or streaming it in parts, or several GPUs sharing it by
 /// `options.policy`; `auto` becomes each device's [`Plan`] here.
@@ -234,10 +316,11 @@ pub fn open(
         // The smallest GPU decides whether the database stays resident.
         let budget = options.memory.smallest_free(&ordinals)?;
         let holds = budget.holds(&db);
-        let resident_one = ordinals.len() == 1 && holds;
+        let layout = Layout::of(ordinals.len(), holds);
         let mut pack_seconds = None;
-        let (engine, upload_seconds): (Box<dyn Engine>, f64) = match (&ordinals[..], holds) {
-            ([ordinal], true) => {
+        let (engine, upload_seconds): (Box<dyn Engine>, f64) = match layout {
+            Layout::OneResident => {
+                let ordinal = &ordinals[0];
                 // Batches of queries only here: the one GPU that holds
                 // the database scores them.
                 let open = |plan: Plan| {
@@ -287,9 +370,9 @@ pub fn open(
                 pack_seconds = Some(engine.pack_seconds());
                 (Box::new(engine), seconds)
             }
-            ([ordinal], false) => {
+            Layout::OneStreamed => {
                 let engine = parted::PartedGpuEngine::new(
-                    *ordinal,
+                    ordinals[0],
                     &db,
                     scoring.clone(),
                     plans[0].clone(),
@@ -297,12 +380,12 @@ pub fn open(
                 )?;
                 (Box::new(engine), started.elapsed().as_secs_f64())
             }
-            (_, true) => {
+            Layout::SeveralResident => {
                 let (engine, seconds) =
                     multi::open_gpus(&selected, &plans, &db, &scoring, options.policy, budget)?;
                 (Box::new(engine), seconds)
             }
-            (_, false) => {
+            Layout::SeveralStreamed => {
                 let (engine, seconds) = parted::open_streamed_gpus(
                     &selected,
                     &plans,
@@ -318,7 +401,9 @@ pub fn open(
             1 => "batches need the whole database on the GPU, and it is streamed in parts".into(),
             n => format!("batches run on one GPU, and this search runs on {n}"),
         };
-        if !resident_one && let Some(unused) = unused_query_batch(options, 0, elsewhere) {
+        if layout != Layout::OneResident
+            && let Some(unused) = unused_query_batch(options, 0, elsewhere)
+        {
             notice = Some(join_notices(notice, unused));
         }
         Ok(Opened {
@@ -329,21 +414,17 @@ pub fn open(
             on_gpus: true,
         })
     };
-    match placement {
-        Placement::Cpu => cpu(None),
-        Placement::Gpus(wanted) => gpus(wanted),
-        Placement::Auto(wanted) => match gpu::devices() {
-            Ok(_) => gpus(wanted),
-            Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
-                let mut notice = format!("{why}; using the CPU");
-                let on_cpu = || "the search runs on the CPU".to_string();
-                if let Some(unused) = unused_query_batch(options, 0, on_cpu) {
-                    notice = join_notices(Some(notice), unused);
-                }
-                cpu(Some(notice))
-            }
-            Err(other) => Err(other),
-        },
+    match resolve(placement)? {
+        Where::Gpus(wanted) => gpus(wanted),
+        Where::Cpu(None) => cpu(None),
+        Where::Cpu(Some(fell_back)) => {
+            let on_cpu = || "the search runs on the CPU".to_string();
+            let notice = match unused_query_batch(options, 0, on_cpu) {
+                Some(unused) => join_notices(Some(fell_back), unused),
+                None => fell_back,
+            };
+            cpu(Some(notice))
+        }
     }
 }
 

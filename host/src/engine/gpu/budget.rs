@@ -189,7 +189,7 @@ fn check_chunks(db: &Database, chunks: &[Range<usize>], share: usize, free: usiz
 
 /// Device bytes `db` needs resident: its residues and per-sequence lengths
 /// and scores.
-fn resident_bytes(db: &Database) -> usize {
+pub fn resident_bytes(db: &Database) -> usize {
     db.total_residues() as usize + 8 * db.len()
 }
 

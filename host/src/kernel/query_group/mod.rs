@@ -213,6 +213,35 @@ struct ScoreRange {
     max: i32,
 }
 
+/// What a query of `query_len` residues launched alone runs on a chunk
+/// whose longest sequence has `longest` residues, with a matrix whose
+/// scores lie in `min ..= max` and gap costs `gaps`, as the launch decides
+/// it: the configuration (lanes a group, query columns a lane, passes), or
+/// `group-i16x2` where its update does not fit the scores. For
+/// `warpsw search --explain`.
+pub fn describe_alone(
+    query_len: usize,
+    longest: usize,
+    gaps: Gaps,
+    min: i32,
+    max: i32,
+) -> Result<String> {
+    let range = ScoreRange { min, max };
+    let k = config(query_len, longest, range.update(gaps))?;
+    if !range.runs(k, gaps) {
+        return Ok("group-i16x2 (no query-group update fits these scores)".into());
+    }
+    let c = &CONFIGS[k];
+    let passes = c.passes(query_len);
+    Ok(format!(
+        "{} ({} lanes a group x {} columns a lane, {passes} pass{})",
+        c.symbol.trim_start_matches("sw_query_group_i16x2_"),
+        c.lanes,
+        c.columns,
+        if passes == 1 { "" } else { "es" }
+    ))
+}
+
 /// Whether configuration `config` runs on a matrix whose scores lie in
 /// `min ..= max` with gap costs `gaps` (else its chunks run `group-i16x2`),
 /// as the launch and the emulated run decide it.

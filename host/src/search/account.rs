@@ -1,8 +1,8 @@
 //! Where a search's time went and which statistics its queries got: the
 //! summary line's accounts.
 
-use host::fasta::Record;
-use host::stats::{DatabaseSize, QueryStatistics};
+use crate::fasta::Record;
+use crate::stats::{DatabaseSize, QueryStatistics};
 
 use super::count;
 use super::report::ReportTime;
@@ -11,28 +11,31 @@ use super::report::ReportTime;
 /// its whole: the reports (statistics, alignments) run beside the scoring
 /// of the next batch, and count here only for the time the search waited
 /// for them.
-#[derive(Default)]
-pub(super) struct SearchTime {
-    pub(super) queries_read: f64,
-    pub(super) database_read: f64,
+#[derive(Clone, Debug, Default)]
+pub struct SearchTime {
+    /// Reading the queries (the caller's, before [`super::run`]).
+    pub queries_read: f64,
+    /// Reading the database (the caller's).
+    pub database_read: f64,
     /// Opening the engine: packing, and on GPUs their start, the modules'
     /// loading and the upload.
-    pub(super) open: f64,
+    pub open: f64,
     /// Of `open`, the packing, where the engine tells it apart.
-    pub(super) packing: Option<f64>,
+    pub packing: Option<f64>,
     /// Whether the engine runs on GPUs.
-    pub(super) gpu: bool,
+    pub gpu: bool,
     /// Waiting for the engine's scores.
-    pub(super) scoring: f64,
+    pub scoring: f64,
     /// Waiting for statistics and ranking.
-    pub(super) statistics: f64,
+    pub statistics: f64,
     /// Waiting for alignments.
-    pub(super) alignments: f64,
+    pub alignments: f64,
     /// Writing the hits (and committing the output).
-    pub(super) writing: f64,
+    pub writing: f64,
     /// Statistics and alignments in all, beside the scoring or not.
-    pub(super) statistics_total: f64,
-    pub(super) alignments_total: f64,
+    pub statistics_total: f64,
+    /// Alignments in all, beside the scoring or not.
+    pub alignments_total: f64,
 }
 
 impl SearchTime {
@@ -49,7 +52,7 @@ impl SearchTime {
 
     /// The parts, with what is left of `whole` as `other`, and the reports'
     /// whole time.
-    pub(super) fn summary(&self, whole: f64) -> String {
+    pub fn summary(&self, whole: f64) -> String {
         let mut parts = vec![
             ("queries read", self.queries_read),
             ("database read", self.database_read),
@@ -86,8 +89,8 @@ impl SearchTime {
 
 /// Which statistics a search's queries got: counted for the summary, and
 /// the queries that fell back named, once each, on standard error.
-#[derive(Default)]
-pub(super) struct StatisticsTally {
+#[derive(Clone, Debug, Default)]
+pub struct StatisticsTally {
     /// Queries per model (`host::stats::Model::name`), in first-seen order.
     counts: Vec<(&'static str, usize)>,
     /// The models queries fell back to, in first-seen order.
@@ -95,6 +98,7 @@ pub(super) struct StatisticsTally {
 }
 
 /// The queries that fell back to one model.
+#[derive(Clone, Debug)]
 struct FellBack {
     /// The model (`host::stats::Model::name`).
     model: &'static str,
@@ -108,7 +112,9 @@ struct FellBack {
 const FALLBACKS_NAMED: usize = 10;
 
 impl StatisticsTally {
-    pub(super) fn add(&mut self, query: &Record, statistics: Option<&QueryStatistics>) {
+    /// Counts `query`'s statistics (`None`: `--stats none`, counted as
+    /// nothing).
+    pub fn add(&mut self, query: &Record, statistics: Option<&QueryStatistics>) {
         // None: `--stats none`.
         let Some(statistics) = statistics else {
             return;
@@ -121,7 +127,7 @@ impl StatisticsTally {
         let Some(why) = &statistics.fallback else {
             return;
         };
-        let named = (host::fasta::escape_controls(&query.id), query.codes.len());
+        let named = (crate::fasta::escape_controls(&query.id), query.codes.len());
         match self.fallbacks.iter_mut().find(|f| f.model == model) {
             Some(f) => f.queries.push(named),
             None => self.fallbacks.push(FellBack {
@@ -133,7 +139,7 @@ impl StatisticsTally {
     }
 
     /// One line per fallback model: its queries (id and length) and why.
-    pub(super) fn fallbacks(&self) -> Vec<String> {
+    pub fn fallbacks(&self) -> Vec<String> {
         self.fallbacks
             .iter()
             .map(
@@ -163,7 +169,7 @@ impl StatisticsTally {
     }
 
     /// The summary's account: how many queries got each model, over what.
-    pub(super) fn summary(&self, database: DatabaseSize) -> String {
+    pub fn summary(&self, database: DatabaseSize) -> String {
         if self.counts.is_empty() {
             return "none: the best raw scores".into();
         }

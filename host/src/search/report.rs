@@ -2,17 +2,19 @@
 //! ranked (by E-value, or by score with `--stats none`) and realigned with
 //! traceback, each alignment's score checked against the search's.
 
-use anyhow::{Context, bail};
-use host::align::{AlignOptions, Alignment, Mode, align_pairs};
-use host::db::Database;
-use host::engine::{Placement, SearchOptions};
-use host::fasta::Record;
-use host::merge::top_hits_at;
-use host::output::{QueryHits, ReportedHit};
-use host::scoring::Scoring;
-use host::stats::{Method, QueryStatistics, SequenceLengths, Statistics};
-use rayon::prelude::*;
 use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::Search;
+use crate::align::{AlignOptions, Alignment, Mode, align_pairs};
+use crate::db::Database;
+use crate::engine::Placement;
+use crate::error::{Error, Result};
+use crate::fasta::Record;
+use crate::merge::top_hits_at;
+use crate::output::{QueryHits, ReportedHit};
+use crate::stats::{Method, QueryStatistics, SequenceLengths, Statistics};
 
 /// A batch's reported pairs are realigned on the GPUs (when the search ran
 /// there) only from this many pairs on: the traceback kernels run one
@@ -31,21 +33,17 @@ const GPU_ALIGN_MIN_PAIRS: usize = 20_000;
 /// least [`GPU_ALIGN_MIN_PAIRS`] pairs, else on the CPU) and checked: each
 /// alignment's score must equal the search's. With `realign` false (the
 /// output prints no alignment column) the hits carry no alignment.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn report_batch<'q>(
+    search: &Search,
     batch: &'q [Record],
     batch_scores: Vec<Vec<i32>>,
     db: &Database,
     lengths: &SequenceLengths,
     sorted_of: &[usize],
     statistics: &Statistics,
-    scoring: &Scoring,
-    placement: &Placement,
-    options: &SearchOptions,
-    top: usize,
-    max_ln_evalue: f64,
-    realign: bool,
-) -> anyhow::Result<(Vec<QueryHits<'q>>, ReportTime)> {
+) -> Result<(Vec<QueryHits<'q>>, ReportTime)> {
+    let (top, max_ln_evalue) = (search.top, search.evalue.ln());
+    let realign = search.alignments;
     let statistics_started = Instant::now();
     // Statistics and ranking, the batch's queries side by side.
     type Ranked = (Option<QueryStatistics>, Vec<usize>, Vec<i32>);
@@ -92,13 +90,13 @@ pub(super) fn report_batch<'q>(
             pairs.push((qi, slot));
         }
     }
-    let where_ = match placement {
+    let where_ = match &search.placement {
         Placement::Cpu => Placement::Cpu,
         _ if pairs.len() < GPU_ALIGN_MIN_PAIRS => Placement::Cpu,
         other => other.clone(),
     };
     let align_options = AlignOptions {
-        memory: options.memory,
+        memory: search.gpu_memory,
         ..AlignOptions::default()
     };
     let mut alignments = match realign {
@@ -108,7 +106,7 @@ pub(super) fn report_batch<'q>(
                 &sequences,
                 &pairs,
                 Mode::Local,
-                scoring,
+                &search.scoring,
                 &align_options,
             )?
             .alignments
@@ -121,27 +119,26 @@ pub(super) fn report_batch<'q>(
     for (q, (stats, order, kept)) in batch.iter().zip(ranked) {
         let mut hits = Vec::with_capacity(order.len());
         for (&target, &score) in order.iter().zip(&kept) {
-            let alignment: Option<Alignment> = match realign {
-                true => Some(
-                    alignments
-                        .next()
-                        .expect("one alignment per pair")
-                        .with_context(|| {
-                            format!("aligning query {} with {}", q.id, db.id(target))
-                        })?,
-                ),
-                false => None,
-            };
+            let alignment: Option<Alignment> =
+                match realign {
+                    true => Some(alignments.next().expect("one alignment per pair").map_err(
+                        |e| Error::Aligning {
+                            query: q.id.clone(),
+                            target: db.id(target).to_string(),
+                            source: Box::new(e),
+                        },
+                    )?),
+                    false => None,
+                };
             if let Some(alignment) = &alignment
                 && alignment.score != score
             {
-                bail!(
-                    "internal error (please report it): query {} against {}: the search scored {score}, \
-                     the alignment {}",
+                return Err(Error::Internal(format!(
+                    "query {} against {}: the search scored {score}, the alignment {}",
                     q.id,
                     db.id(target),
                     alignment.score
-                );
+                )));
             }
             let length = lengths.lengths()[target];
             hits.push(ReportedHit {

@@ -1,0 +1,291 @@
+//! What a search will run, decided by the same functions as [`super::open`]
+//! and printed without searching (`warpsw search --explain`): where it
+//! runs, whether the database stays resident, `auto`'s plan, which kernel
+//! (and configuration) scores which chunks for each length of query,
+//! whether queries are paired or batched, and what is said to the user.
+
+use std::ops::Range;
+
+use super::{Layout, Placement, SearchOptions, Where, cpu, gpu, resolve};
+use crate::db::Database;
+use crate::error::Result;
+use crate::kernel::{Kernel, Plan, Target, inter_sequence_narrow, query_group};
+use crate::scoring::Scoring;
+
+/// Query lengths described one by one at most; more are described by
+/// ranges of lengths (powers of two).
+const LENGTHS_ONE_BY_ONE: usize = 12;
+
+/// The lines `--explain` prints for a search of queries of
+/// `query_lengths` residues against `db` at `placement`.
+///
+/// # Errors
+/// The placement cannot be had (`--device gpu` without a GPU, a GPU
+/// number that does not exist), or the GPU's free memory cannot be read.
+pub fn explain(
+    placement: Placement,
+    db: &Database,
+    scoring: &Scoring,
+    options: &SearchOptions,
+    query_lengths: &[usize],
+) -> Result<Vec<String>> {
+    let gaps = scoring.gaps.kernel_gaps();
+    let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
+    let mut lines = Vec::new();
+    let devices = match resolve(placement)? {
+        Where::Cpu(notice) => {
+            let plan = Plan::new(options.kernel, Target::Cpu, db, gaps);
+            lines.push(format!(
+                "engine: the CPU, {} threads; {}",
+                rayon::current_num_threads(),
+                cpu_simd()
+            ));
+            if let Some(notice) = notice {
+                lines.push(format!("said: {notice}"));
+            }
+            lines.push(format!("kernel: {plan}"));
+            if plan.kernels() == [Kernel::Simt] {
+                lines.push(
+                    "scores: 8-bit lanes; a vector with a lane that may have saturated runs \
+                     again in 16 bits, a lane beyond 16 bits in 32"
+                        .into(),
+                );
+            }
+            if cpu::swaps_roles(&plan, db.len(), longest) {
+                lines.push(format!(
+                    "roles swapped: {} database sequences fill less than a chunk, so the \
+                     queries fill the lanes and each database sequence is their query",
+                    db.len()
+                ));
+            }
+            return Ok(lines);
+        }
+        Where::Gpus(wanted) => gpu::selected_devices(wanted.as_deref())?,
+    };
+    for d in &devices {
+        lines.push(format!(
+            "GPU {}: {} (compute capability {}.{}, {:.1} GiB)",
+            d.ordinal,
+            d.name,
+            d.compute_capability.0,
+            d.compute_capability.1,
+            d.total_memory as f64 / f64::from(1u32 << 30)
+        ));
+    }
+    let ordinals: Vec<usize> = devices.iter().map(|d| d.ordinal).collect();
+    let budget = options.memory.smallest_free(&ordinals)?;
+    let layout = Layout::of(ordinals.len(), budget.holds(db));
+    let mib = |bytes: usize| bytes >> 20;
+    lines.push(format!(
+        "engine: {} (the database takes about {} MiB; {} MiB free{})",
+        layout.describe(ordinals.len(), options),
+        mib(gpu::budget::resident_bytes(db)),
+        mib(budget.0),
+        if ordinals.len() > 1 {
+            " on the smallest"
+        } else {
+            ""
+        }
+    ));
+    // `auto` as on the oldest GPU, as the engine says it.
+    let oldest = devices
+        .iter()
+        .min_by_key(|d| d.compute_capability)
+        .expect("selected_devices gives at least one");
+    let target = Target::Gpu {
+        capability: oldest.compute_capability,
+    };
+    let batched = layout == Layout::OneResident && options.batches(scoring);
+    let plan = Plan::for_search(options.kernel, target, db, gaps, batched);
+    if let Some(notice) = plan.notice() {
+        lines.push(format!("said: {notice}"));
+    }
+    lines.push(format!("kernels: {plan}"));
+    let limits = match layout {
+        Layout::OneResident | Layout::SeveralResident => budget.resident_chunks(db)?,
+        Layout::OneStreamed | Layout::SeveralStreamed => budget.streamed_chunks(),
+    };
+    let chunks = gpu::resident::plan_for(&plan, db, limits);
+    lines.push(format!(
+        "chunks: {} of at most {} sequences",
+        chunks.len(),
+        limits.max_sequences
+    ));
+    let queries_together = match (batched, plan.kernels() == [Kernel::QueryGroupI16x2]) {
+        (true, true) => format!(
+            "queries: in batches of pairs, one launch sequence a batch ({} queries a batch \
+             at most, as the memory allows; one at a time if it holds no batch)",
+            options
+                .query_batch
+                .map_or("as many as fill the GPU".to_string(), |b| b.to_string())
+        ),
+        _ if options.pair_queries && layout == Layout::OneResident => {
+            "queries: two a launch where a chunk's kernel pairs them (its cost model, chunk by \
+             chunk)"
+                .into()
+        }
+        _ => "queries: one at a time".into(),
+    };
+    lines.push(queries_together);
+    for (lengths, label) in length_classes(query_lengths) {
+        lines.push(format!(
+            "  queries of {label}: {}",
+            route(&plan, db, &chunks, scoring, lengths.end - 1)?
+        ));
+    }
+    if plan.kernels().iter().any(|k| k.info().score_bits == 16) {
+        lines.push(
+            "scores past 16 bits: rescored in 32 bits on the GPU (the rescue kernel, a group \
+             of lanes a pair)"
+                .into(),
+        );
+    }
+    Ok(lines)
+}
+
+/// The CPU's SIMD, as the CPU engine picks it at run time.
+fn cpu_simd() -> String {
+    let isa = match () {
+        #[cfg(target_arch = "x86_64")]
+        () if std::arch::is_x86_feature_detected!("avx512bw") => "AVX-512BW",
+        #[cfg(target_arch = "x86_64")]
+        () if std::arch::is_x86_feature_detected!("avx2") => "AVX2",
+        () => "portable SIMD",
+    };
+    format!(
+        "{isa}, {} database sequences a vector",
+        inter_sequence_narrow::LANES
+    )
+}
+
+/// Query lengths in classes: each distinct length when there are few, else
+/// ranges of powers of two; each with its label.
+fn length_classes(query_lengths: &[usize]) -> Vec<(Range<usize>, String)> {
+    let mut distinct: Vec<usize> = query_lengths.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() <= LENGTHS_ONE_BY_ONE {
+        return distinct
+            .into_iter()
+            .map(|l| {
+                (
+                    l..l + 1,
+                    format!("{l} residue{}", if l == 1 { "" } else { "s" }),
+                )
+            })
+            .collect();
+    }
+    // Classes (2^(k-1), 2^k], each from its first length present to its
+    // last.
+    let mut classes: Vec<Range<usize>> = Vec::new();
+    for l in distinct {
+        let low = l.next_power_of_two() / 2 + 1;
+        match classes.last_mut() {
+            Some(range) if range.start >= low => range.end = l + 1,
+            _ => classes.push(l..l + 1),
+        }
+    }
+    classes
+        .into_iter()
+        .map(|range| {
+            let label = match range.len() {
+                1 => format!(
+                    "{} residue{}",
+                    range.start,
+                    if range.start == 1 { "" } else { "s" }
+                ),
+                _ => format!("{} to {} residues", range.start, range.end - 1),
+            };
+            (range, label)
+        })
+        .collect()
+}
+
+/// How a query of `query_len` residues is scored: the kernel of each
+/// chunk (and, for `query-group-i16x2`, the configuration on its chunk of
+/// longest sequences).
+fn route(
+    plan: &Plan,
+    db: &Database,
+    chunks: &[Range<usize>],
+    scoring: &Scoring,
+    query_len: usize,
+) -> Result<String> {
+    let gaps = scoring.gaps.kernel_gaps();
+    let mut by_kernel: Vec<(Kernel, usize, usize)> = Vec::new(); // kernel, chunks, longest
+    for chunk in chunks {
+        let longest = chunk.clone().map(|i| db.length(i)).max().unwrap_or(0);
+        let kernel = plan.kernel_for(query_len, longest, chunk.len());
+        match by_kernel.iter_mut().find(|(k, ..)| *k == kernel) {
+            Some((_, n, l)) => {
+                *n += 1;
+                *l = (*l).max(longest);
+            }
+            None => by_kernel.push((kernel, 1, longest)),
+        }
+    }
+    let mut parts = Vec::new();
+    for (kernel, n, longest) in by_kernel {
+        let mut part = format!("{kernel} on {n} chunk{}", if n == 1 { "" } else { "s" });
+        if kernel == Kernel::QueryGroupI16x2 {
+            let (min, max) = (scoring.matrix.min_score(), scoring.matrix.max_score());
+            let config = query_group::describe_alone(query_len, longest, gaps, min, max)?;
+            part.push_str(&format!(" (alone: {config} on its longest chunk)"));
+        }
+        parts.push(part);
+    }
+    Ok(parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_lengths_are_told_one_by_one_or_by_powers_of_two() {
+        let labels = |lengths: &[usize]| -> Vec<String> {
+            length_classes(lengths)
+                .into_iter()
+                .map(|(_, label)| label)
+                .collect()
+        };
+        assert_eq!(labels(&[30, 5, 30]), ["5 residues", "30 residues"]);
+        let many: Vec<usize> = (1..=40).collect();
+        assert_eq!(
+            labels(&many),
+            [
+                "1 residue",
+                "2 residues",
+                "3 to 4 residues",
+                "5 to 8 residues",
+                "9 to 16 residues",
+                "17 to 32 residues",
+                "33 to 40 residues"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_cpu_plan_is_told_without_a_gpu() {
+        let db = crate::db::Database::from_records(vec![
+            crate::db::tests::record("a", &[1, 2, 3]),
+            crate::db::tests::record("b", &[4, 5, 6, 7, 8, 9]),
+        ]);
+        let lines = explain(
+            Placement::Cpu,
+            &db,
+            &Scoring::default(),
+            &SearchOptions::default(),
+            &[10, 400],
+        )
+        .unwrap();
+        assert!(lines[0].starts_with("engine: the CPU"), "{lines:?}");
+        assert!(lines.iter().any(|l| l == "kernel: simt"), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("roles swapped: 2 database")),
+            "{lines:?}"
+        );
+    }
+}
