@@ -108,6 +108,21 @@ pub enum Error {
     },
 }
 
+/// A driver error on GPU `device` (named `name`) at `stage`, as [`Error::Gpu`].
+pub(crate) fn gpu_error(
+    device: usize,
+    name: &str,
+    stage: &'static str,
+) -> impl Fn(cudarc::driver::DriverError) -> Error + use<> {
+    let name = name.to_string();
+    move |source| Error::Gpu {
+        device,
+        name: name.clone(),
+        stage,
+        source,
+    }
+}
+
 fn location(record: &Option<String>, line: Option<u64>) -> String {
     match (record, line) {
         (Some(r), Some(l)) => format!("record '{r}' at line {l}: "),

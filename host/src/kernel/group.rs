@@ -22,10 +22,8 @@ use gpu_kernels::simt_i16x2;
 use super::Adapter;
 use super::simt::{RESCUE_SYMBOL, SimtArgs};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{
-    ChunkLaunch, VECTOR_BLOCK, WorkBuffer, one_thread_each, vector_grid,
-};
 use crate::error::{Error, Result};
+use crate::kernel::launch::{ChunkLaunch, VECTOR_BLOCK, WorkBuffer, one_thread_each, vector_grid};
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
 

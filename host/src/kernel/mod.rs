@@ -7,7 +7,7 @@
 //! [`partitioned`], [`parallelogram`], [`group`], [`query_group`]) knows the three things the host does
 //! with it: build the query profile in the layout the kernel reads, run one
 //! chunk on the host (the kernel's own source, its warp emulated), and launch
-//! it on one GPU chunk ([`crate::engine::gpu::launch::ChunkLaunch`]). The
+//! it on one GPU chunk ([`crate::kernel::launch::ChunkLaunch`]). The
 //! catalogue drives the CLI (`--kernel`, `warpsw kernels`), the engines, the
 //! tests and the benches. `auto` is not a kernel: it is a [`plan::Plan`]
 //! that picks a kernel for each chunk, resolved once from the device, the
@@ -20,6 +20,7 @@
 pub mod group;
 pub mod inter_sequence;
 pub mod inter_sequence_narrow;
+pub mod launch;
 pub mod occupancy;
 pub mod parallelogram;
 pub mod partitioned;
@@ -35,8 +36,8 @@ use std::str::FromStr;
 use gpu_kernels::recurrence::Gaps;
 
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{BatchChunk, ChunkLaunch, PairBatch};
 use crate::error::{Error, Result};
+use crate::kernel::launch::{BatchChunk, ChunkLaunch, PairBatch};
 use crate::matrix::ScoreMatrix;
 
 pub use plan::{AutoOptions, KernelChoice, Plan, Target};
@@ -283,123 +284,14 @@ pub(crate) trait Adapter: Sync {
     /// (from [`Adapter::profile`]) is `profile`.
     fn launch(&self, launch: &ChunkLaunch<'_>) -> Result<()>;
 
-    /// Whether one launch of two queries together, of `low_len` and
-    /// `high_len` residues, runs on a chunk whose longest sequence has
-    /// `longest` residues with gap costs `gaps` and a matrix whose scores
-    /// lie in `scores` (smallest, largest), and costs less there than a
-    /// launch each (the kernel's own model).
-    fn pairs_queries(
-        &self,
-        _low_len: usize,
-        _high_len: usize,
-        _longest: usize,
-        _gaps: Gaps,
-        _scores: (i32, i32),
-    ) -> bool {
-        false
+    /// Its launches of two queries together, where the family has them.
+    fn pairs(&self) -> Option<&dyn PairsQueries> {
+        None
     }
 
-    /// The profile a launch of two queries together reads besides each
-    /// one's own ([`Adapter::profile`]).
-    fn pair_profile(&self, _low: &[u8], _high: &[u8], _matrix: &ScoreMatrix) -> Vec<u32> {
-        Vec::new()
-    }
-
-    /// Column scratch (pairs of i32) a launch of two queries together, of
-    /// at most `query_len` residues, needs (as [`Adapter::scratch_pairs`]).
-    fn pair_scratch_pairs(
-        &self,
-        _query_len: usize,
-        _threads: usize,
-        _longest: usize,
-        _sm_count: usize,
-    ) -> usize {
-        0
-    }
-
-    /// Queues the kernel on one chunk for two queries together: `low` and
-    /// `high` each as its own launch would be (its profile and scores;
-    /// the same chunk, stream and scratch), `pair` their
-    /// [`Adapter::pair_profile`] on the device. An overlapping launch
-    /// leaves each query's [`Adapter::after_overlap`].
-    fn launch_pair(
-        &self,
-        _low: &ChunkLaunch<'_>,
-        _high: &ChunkLaunch<'_>,
-        _pair: &cudarc::driver::CudaSlice<u32>,
-    ) -> Result<()> {
-        Err(Error::Internal(
-            "a launch of two queries of a kernel that scores one".into(),
-        ))
-    }
-
-    /// The scores of one chunk against two queries together, as
-    /// [`Adapter::launch_pair`] computes them, by the kernel's source on the
-    /// host: each query's own run unless the kernel pairs them.
-    fn run_emulated_pair(
-        &self,
-        chunk: &PackedChunk,
-        profiles: [&[u32]; 2],
-        _pair: &[u32],
-        gaps: Gaps,
-    ) -> Result<[Vec<i32>; 2]> {
-        each_alone(self, chunk, profiles, gaps)
-    }
-
-    /// Whether the kernel scores a batch of query pairs in one launch
-    /// sequence ([`Adapter::launch_batch`]) with gap costs `gaps` and a
-    /// matrix whose scores lie in `scores` (smallest, largest).
-    fn batches_queries(&self, _gaps: Gaps, _scores: (i32, i32)) -> bool {
-        false
-    }
-
-    /// The profile rows of a batch of query pairs (longest first), as
-    /// [`Adapter::launch_batch`] reads them on `chunks` on a GPU of
-    /// `sm_count` multiprocessors, and the words of a row.
-    fn batch_profile(
-        &self,
-        _pairs: &[[&[u8]; 2]],
-        _matrix: &ScoreMatrix,
-        _chunks: &[BatchChunk],
-        _sm_count: usize,
-    ) -> (Vec<u32>, usize) {
-        (Vec::new(), 0)
-    }
-
-    /// Column scratch (pairs of i32) a batch of query pairs of at most
-    /// `lens` residues (longest first) needs on `chunk` on a GPU of
-    /// `sm_count` multiprocessors, for all its groups in one launch a
-    /// pass.
-    fn batch_scratch_pairs(&self, _lens: &[usize], _chunk: BatchChunk, _sm_count: usize) -> usize {
-        0
-    }
-
-    /// Queues the kernel's launches for a batch of query pairs on one
-    /// chunk (`l` with the batch's profile rows and scores, `batch` their
-    /// layout). It rescues nothing: scores above the 16-bit limit are the
-    /// caller's to rescue, query by query ([`Adapter::after_overlap`] with
-    /// the query's own profile).
-    fn launch_batch(&self, _l: &ChunkLaunch<'_>, _batch: &PairBatch) -> Result<()> {
-        Err(Error::Internal(
-            "a batch of queries for a kernel that scores one".into(),
-        ))
-    }
-
-    /// The scores of one chunk against a batch of query pairs (longest
-    /// first), as [`Adapter::launch_batch`] and the rescue compute them, by
-    /// the kernel's source on the host: `profiles` each query's own
-    /// ([`Adapter::profile`]), two an entry (low, high; an empty high
-    /// query's is empty and its scores too); each query's scores in that
-    /// order.
-    fn run_emulated_batch(
-        &self,
-        chunk: &PackedChunk,
-        profiles: &[&[u32]],
-        _pairs: &[[&[u8]; 2]],
-        _matrix: &ScoreMatrix,
-        gaps: Gaps,
-    ) -> Result<Vec<Vec<i32>>> {
-        each_query_alone(self, chunk, profiles, gaps)
+    /// Its launches of a batch of query pairs, where the family has them.
+    fn batches(&self) -> Option<&dyn BatchesQueries> {
+        None
     }
 
     /// Whether launches of this kernel on different chunks may run side by
@@ -418,6 +310,111 @@ pub(crate) trait Adapter: Sync {
     fn after_overlap(&self, _launch: &ChunkLaunch<'_>) -> Result<()> {
         Ok(())
     }
+}
+
+/// A kernel family's launches of two queries together (the query-group
+/// kernel puts them in the halves of its 16-bit lanes): what the engine
+/// pairs queries with, asked through [`Adapter::pairs`].
+pub(crate) trait PairsQueries: Sync {
+    /// Whether one launch of two queries together, of `low_len` and
+    /// `high_len` residues, runs on a chunk whose longest sequence has
+    /// `longest` residues with gap costs `gaps` and a matrix whose scores
+    /// lie in `scores` (smallest, largest), and costs less there than a
+    /// launch each (the kernel's own model).
+    fn pairs_queries(
+        &self,
+        low_len: usize,
+        high_len: usize,
+        longest: usize,
+        gaps: Gaps,
+        scores: (i32, i32),
+    ) -> bool;
+
+    /// The profile a launch of two queries together reads besides each
+    /// one's own ([`Adapter::profile`]).
+    fn pair_profile(&self, low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32>;
+
+    /// Column scratch (pairs of i32) a launch of two queries together, of
+    /// at most `query_len` residues, needs (as [`Adapter::scratch_pairs`]).
+    fn pair_scratch_pairs(
+        &self,
+        query_len: usize,
+        threads: usize,
+        longest: usize,
+        sm_count: usize,
+    ) -> usize;
+
+    /// Queues the kernel on one chunk for two queries together: `low` and
+    /// `high` each as its own launch would be (its profile and scores;
+    /// the same chunk, stream and scratch), `pair` their
+    /// [`PairsQueries::pair_profile`] on the device. An overlapping launch
+    /// leaves each query's [`Adapter::after_overlap`].
+    fn launch_pair(
+        &self,
+        low: &ChunkLaunch<'_>,
+        high: &ChunkLaunch<'_>,
+        pair: &cudarc::driver::CudaSlice<u32>,
+    ) -> Result<()>;
+
+    /// The scores of one chunk against two queries together, as
+    /// [`PairsQueries::launch_pair`] computes them, by the kernel's source on the
+    /// host: each query's own run unless the kernel pairs them.
+    fn run_emulated_pair(
+        &self,
+        chunk: &PackedChunk,
+        profiles: [&[u32]; 2],
+        pair: &[u32],
+        gaps: Gaps,
+    ) -> Result<[Vec<i32>; 2]>;
+}
+
+/// A kernel family's launches of a batch of query pairs in one launch
+/// sequence on a chunk (many queries against a small database), asked
+/// through [`Adapter::batches`].
+pub(crate) trait BatchesQueries: Sync {
+    /// Whether the kernel scores a batch of query pairs in one launch
+    /// sequence ([`BatchesQueries::launch_batch`]) with gap costs `gaps` and a
+    /// matrix whose scores lie in `scores` (smallest, largest).
+    fn batches_queries(&self, gaps: Gaps, scores: (i32, i32)) -> bool;
+
+    /// The profile rows of a batch of query pairs (longest first), as
+    /// [`BatchesQueries::launch_batch`] reads them on `chunks` on a GPU of
+    /// `sm_count` multiprocessors, and the words of a row.
+    fn batch_profile(
+        &self,
+        pairs: &[[&[u8]; 2]],
+        matrix: &ScoreMatrix,
+        chunks: &[BatchChunk],
+        sm_count: usize,
+    ) -> (Vec<u32>, usize);
+
+    /// Column scratch (pairs of i32) a batch of query pairs of at most
+    /// `lens` residues (longest first) needs on `chunk` on a GPU of
+    /// `sm_count` multiprocessors, for all its groups in one launch a
+    /// pass.
+    fn batch_scratch_pairs(&self, lens: &[usize], chunk: BatchChunk, sm_count: usize) -> usize;
+
+    /// Queues the kernel's launches for a batch of query pairs on one
+    /// chunk (`l` with the batch's profile rows and scores, `batch` their
+    /// layout). It rescues nothing: scores above the 16-bit limit are the
+    /// caller's to rescue, query by query ([`Adapter::after_overlap`] with
+    /// the query's own profile).
+    fn launch_batch(&self, l: &ChunkLaunch<'_>, batch: &PairBatch) -> Result<()>;
+
+    /// The scores of one chunk against a batch of query pairs (longest
+    /// first), as [`BatchesQueries::launch_batch`] and the rescue compute them, by
+    /// the kernel's source on the host: `profiles` each query's own
+    /// ([`Adapter::profile`]), two an entry (low, high; an empty high
+    /// query's is empty and its scores too); each query's scores in that
+    /// order.
+    fn run_emulated_batch(
+        &self,
+        chunk: &PackedChunk,
+        profiles: &[&[u32]],
+        pairs: &[[&[u8]; 2]],
+        matrix: &ScoreMatrix,
+        gaps: Gaps,
+    ) -> Result<Vec<Vec<i32>>>;
 }
 
 /// Each of a batch's queries' scores of one chunk by `adapter`'s own
@@ -515,12 +512,14 @@ impl Kernel {
         pair: &[u32],
         gaps: Gaps,
     ) -> Result<[Vec<i32>; 2]> {
-        self.adapter()
-            .run_emulated_pair(chunk, profiles, pair, gaps)
+        match self.adapter().pairs() {
+            Some(pairs) => pairs.run_emulated_pair(chunk, profiles, pair, gaps),
+            None => each_alone(self.adapter(), chunk, profiles, gaps),
+        }
     }
 
     /// The scores of `chunk` against a batch of query pairs, longest
-    /// first, as the GPU computes them ([`Adapter::run_emulated_batch`];
+    /// first, as the GPU computes them ([`BatchesQueries::run_emulated_batch`];
     /// each query alone where the kernel does not batch).
     pub fn run_emulated_batch(
         self,
@@ -530,14 +529,18 @@ impl Kernel {
         matrix: &ScoreMatrix,
         gaps: Gaps,
     ) -> Result<Vec<Vec<i32>>> {
-        self.adapter()
-            .run_emulated_batch(chunk, profiles, pairs, matrix, gaps)
+        match self.adapter().batches() {
+            Some(batches) => batches.run_emulated_batch(chunk, profiles, pairs, matrix, gaps),
+            None => each_query_alone(self.adapter(), chunk, profiles, gaps),
+        }
     }
 
     /// The profile of two queries scored together (empty for a kernel
     /// that scores one query a launch).
     pub fn pair_profile(self, low: &[u8], high: &[u8], matrix: &ScoreMatrix) -> Vec<u32> {
-        self.adapter().pair_profile(low, high, matrix)
+        self.adapter()
+            .pairs()
+            .map_or_else(Vec::new, |p| p.pair_profile(low, high, matrix))
     }
 
     /// Scores of `chunk` as the CPU engine computes them with this kernel

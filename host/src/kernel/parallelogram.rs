@@ -10,8 +10,8 @@ use gpu_kernels::vector::HostVector;
 use super::simt::{SimtArgs, with_chunk_params};
 use super::{Adapter, Handoff};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, VECTOR_BLOCK, vector_grid};
 use crate::error::Result;
+use crate::kernel::launch::{ChunkLaunch, VECTOR_BLOCK, vector_grid};
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
 

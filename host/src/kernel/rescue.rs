@@ -16,7 +16,7 @@ use gpu_kernels::vector::HostVector;
 
 use super::simt::with_chunk_params;
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::ChunkLaunch;
+use crate::kernel::launch::ChunkLaunch;
 
 /// The rescue's entry point.
 pub const SYMBOL: &str = gpu_kernels::query_group_i32::SYMBOL;

@@ -13,8 +13,8 @@ use super::{Adapter, inter_sequence_narrow};
 use crate::db::PackedChunk;
 use cudarc::driver::LaunchConfig;
 
-use crate::engine::gpu::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, one_thread_each};
 use crate::error::Result;
+use crate::kernel::launch::{ChunkLaunch, ChunkPointers, WorkBuffer, one_thread_each};
 use crate::matrix::ScoreMatrix;
 use crate::profile::sequential_profile;
 

@@ -10,8 +10,8 @@ use gpu_kernels::vector::{HostVector, Vector};
 
 use super::Adapter;
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{ChunkLaunch, WorkBuffer, vector_grid};
 use crate::error::Result;
+use crate::kernel::launch::{ChunkLaunch, WorkBuffer, vector_grid};
 use crate::matrix::ScoreMatrix;
 use crate::profile::striped_profile;
 

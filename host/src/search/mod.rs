@@ -27,15 +27,17 @@
 //! let queries = host::fasta::read_fasta("queries.fasta".as_ref())?;
 //! let db = Arc::new(Database::from_records(host::fasta::read_fasta("db.fasta".as_ref())?));
 //! let search = Search::default(); // BLOSUM62 11/1, fitted E-values, 10 hits
-//! let opened = engine::open(Placement::Auto(None), db.clone(), search.scoring.clone(),
-//!                           &SearchOptions::default())?;
+//! let options = SearchOptions::for_queries(queries.len());
+//! let opened = engine::open(Placement::Auto(None), db.clone(), search.scoring.clone(), &options)?;
 //! let mut engine = opened.engine;
-//! search.run(&queries, &db, &mut engine, &mut each_query(|hits| {
+//! let mut print = each_query(|hits| {
 //!     for hit in &hits.hits {
 //!         println!("{}\t{}\t{}", hits.query, db.id(hit.target), hit.score);
 //!     }
 //!     Ok(())
-//! }))?;
+//! });
+//! let progress = |_cells: u64| {}; // a progress bar's advance
+//! search.run(&queries, &db, &mut engine, &mut print, &progress)?;
 //! # Ok(())
 //! # }
 //! ```

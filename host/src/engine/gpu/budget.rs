@@ -20,8 +20,8 @@ use std::ops::Range;
 
 use cudarc::driver::CudaContext;
 
-use super::device::gpu_error;
 use crate::db::{ChunkLimits, Database};
+use crate::error::gpu_error;
 use crate::error::{Error, Result};
 
 /// Most sequences per chunk (one launch).

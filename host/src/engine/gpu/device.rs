@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaModule, DriverError};
 use cudarc::nvrtc::Ptx;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, gpu_error};
 
 /// The kernels' PTX, built by `host/build.rs` for baseline `sm_80`: the
 /// driver JIT-compiles it for the GPU it runs on (Ampere and later).
@@ -182,21 +182,6 @@ pub fn warm_up(wanted: Option<&[usize]>) {
 /// What the driver reports of GPU `ordinal`.
 pub fn device(ordinal: usize) -> Result<DeviceInfo> {
     Ok(selected_devices(Some(&[ordinal]))?.remove(0))
-}
-
-/// A driver error on GPU `device` (named `name`) at `stage`.
-pub(crate) fn gpu_error(
-    device: usize,
-    name: &str,
-    stage: &'static str,
-) -> impl Fn(DriverError) -> Error + use<> {
-    let name = name.to_string();
-    move |source| Error::Gpu {
-        device,
-        name: name.clone(),
-        stage,
-        source,
-    }
 }
 
 /// GPU `ordinal`'s context and the kernels' module on it (the build's

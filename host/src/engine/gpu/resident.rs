@@ -15,12 +15,12 @@
 //! A batch of queries ([`Engine::score_batch`]) is scored two at a time,
 //! neighbours by length, where [`GpuEngineBuilder::pair_queries`] allows
 //! it: each chunk whose kernel scores both in one launch
-//! ([`crate::kernel::Adapter::pairs_queries`]) runs them together, the
+//! ([`crate::kernel::PairsQueries::pairs_queries`]) runs them together, the
 //! others run each query alone, one after the other on the chunk's stream;
 //! the second query's scores have a buffer of their own.
 //!
 //! Where every chunk runs a kernel that batches query pairs
-//! ([`crate::kernel::Adapter::batches_queries`]), more than two queries
+//! ([`crate::kernel::BatchesQueries::batches_queries`]), more than two queries
 //! are scored in batches of up to hundreds, each launch taking the whole
 //! batch ([`batch`]): what fills the GPU on a small database.
 
@@ -40,11 +40,13 @@ mod launch;
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
-use super::launch::{ChunkLaunch, DeviceChunk, Functions, SIMT_BLOCK, Scratch, VECTOR_BLOCK};
 use super::timeline::{Timeline, timeline_on};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::kernel::launch::{
+    ChunkLaunch, DeviceChunk, Functions, SIMT_BLOCK, Scratch, VECTOR_BLOCK,
+};
 use crate::kernel::occupancy::{Occupancy, SmLimits, occupancy};
 use crate::kernel::{KERNELS, Kernel, Plan};
 use crate::scoring::Scoring;
@@ -115,7 +117,7 @@ struct DeviceQuery {
 
 /// The second query of two scored together ([`Engine::score_batch`] pairs
 /// queries where a chunk's kernel scores two in one launch,
-/// [`crate::kernel::Adapter::pairs_queries`]): its residues' count, its
+/// [`crate::kernel::PairsQueries::pairs_queries`]): its residues' count, its
 /// own profiles (for the chunks that run it alone, and its rescue), the
 /// pair's profile, which chunks run both in one launch, and its scores.
 struct Partner {
@@ -389,22 +391,16 @@ impl GpuEngine {
         for (k, chunk) in self.chunks.iter().enumerate() {
             let kernel = self.chunk_kernel_for(k, query.len())?;
             let pairs = kernel == self.chunk_kernel_for(k, partner.len())?
-                && kernel.adapter().pairs_queries(
-                    query.len(),
-                    partner.len(),
-                    chunk.longest,
-                    gaps,
-                    range,
-                );
+                && kernel.adapter().pairs().is_some_and(|p| {
+                    p.pairs_queries(query.len(), partner.len(), chunk.longest, gaps, range)
+                });
             // One pairing kernel a pair: the first chunk's.
             let pairs = pairs && *pair_kernel.get_or_insert(kernel) == kernel;
             paired.push(pairs);
         }
         let pair = match pair_kernel {
             Some(kernel) => {
-                let profile = kernel
-                    .adapter()
-                    .pair_profile(query, partner, &self.scoring.matrix);
+                let profile = kernel.pair_profile(query, partner, &self.scoring.matrix);
                 let profile = self
                     .stream
                     .clone_htod(&profile)
@@ -452,8 +448,11 @@ impl GpuEngine {
             most = most.max(need(Which::Partner)?);
             if self.paired(k) {
                 let len = self.query_len.max(partner.len);
-                let adapter = self.chunk_kernel(k)?.adapter();
-                most = most.max(adapter.pair_scratch_pairs(len, threads, longest, self.sm_count));
+                let pairs = self.chunk_kernel(k)?.adapter().pairs();
+                let need = pairs.map_or(0, |p| {
+                    p.pair_scratch_pairs(len, threads, longest, self.sm_count)
+                });
+                most = most.max(need);
             }
         }
         Ok(most)

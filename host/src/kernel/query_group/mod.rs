@@ -19,9 +19,9 @@
 //!
 //! Two queries can share a launch, one in each 16-bit half, with one
 //! database sequence a group (the `_queries` configurations, lifted update
-//! only): the engine asks [`Adapter::pairs_queries`] per chunk (the
+//! only): the engine asks [`PairsQueries::pairs_queries`] per chunk (the
 //! kernel's cost model, `queries_pay`), uploads [`pair_profile_rows`] and
-//! calls [`Adapter::launch_pair`] with each query's own launch (its
+//! calls [`PairsQueries::launch_pair`] with each query's own launch (its
 //! profile, for the rescue, and its scores). Where the shorter query ends
 //! passes before the longer one and the model says it pays
 //! (`pair_tail`), the pair's launches hand the longer query over to a
@@ -48,12 +48,12 @@ use gpu_kernels::{group_i16x2, simt_i16x2};
 
 use super::group::{self, Group};
 use super::simt::RESCUE_SYMBOL;
-use super::{Adapter, each_alone, each_query_alone};
+use super::{Adapter, BatchesQueries, PairsQueries, each_alone, each_query_alone};
 use crate::db::PackedChunk;
-use crate::engine::gpu::launch::{
+use crate::error::{Error, Result};
+use crate::kernel::launch::{
     BatchChunk, ChunkLaunch, ChunkPointers, PairBatch, WorkBuffer, one_thread_each, vector_grid,
 };
-use crate::error::{Error, Result};
 use crate::matrix::ScoreMatrix;
 
 use emulation::*;
@@ -368,6 +368,16 @@ impl Adapter for QueryGroup {
         }
     }
 
+    fn pairs(&self) -> Option<&dyn PairsQueries> {
+        Some(self)
+    }
+
+    fn batches(&self) -> Option<&dyn BatchesQueries> {
+        Some(self)
+    }
+}
+
+impl PairsQueries for QueryGroup {
     fn pairs_queries(
         &self,
         low_len: usize,
@@ -479,6 +489,32 @@ impl Adapter for QueryGroup {
         }
     }
 
+    fn run_emulated_pair(
+        &self,
+        chunk: &PackedChunk,
+        profiles: [&[u32]; 2],
+        pair: &[u32],
+        gaps: Gaps,
+    ) -> Result<[Vec<i32>; 2]> {
+        let lens = profiles.map(|p| p.first().copied().unwrap_or(0) as usize);
+        let scores = match Layout::new(lens[0]).scores(profiles[0]) {
+            Some(range) => (range.min, range.max),
+            None => return Err(bad_profile()),
+        };
+        if !self.pairs_queries(lens[0], lens[1], chunk.longest(), gaps, scores) {
+            return each_alone(self, chunk, profiles, gaps);
+        }
+        let k = pair_config(lens[0].max(lens[1]), chunk.longest())?;
+        match hand_over(k, lens[0], lens[1], chunk.longest())? {
+            Some((handoff, tail)) => {
+                run_emulated_pair_with_tail((k, tail), chunk, profiles, pair, gaps, handoff)
+            }
+            None => run_emulated_pair_config(k, chunk, profiles, pair, gaps),
+        }
+    }
+}
+
+impl BatchesQueries for QueryGroup {
     fn batches_queries(&self, gaps: Gaps, (min, max): (i32, i32)) -> bool {
         let fits = simt_i16x2::gaps_fit(gaps) && Update::Lifted.fits(min, max, gaps.first);
         // A pinned configuration of one query turns batches off, as pairs.
@@ -606,30 +642,6 @@ impl Adapter for QueryGroup {
             ));
         }
         Ok(all)
-    }
-
-    fn run_emulated_pair(
-        &self,
-        chunk: &PackedChunk,
-        profiles: [&[u32]; 2],
-        pair: &[u32],
-        gaps: Gaps,
-    ) -> Result<[Vec<i32>; 2]> {
-        let lens = profiles.map(|p| p.first().copied().unwrap_or(0) as usize);
-        let scores = match Layout::new(lens[0]).scores(profiles[0]) {
-            Some(range) => (range.min, range.max),
-            None => return Err(bad_profile()),
-        };
-        if !self.pairs_queries(lens[0], lens[1], chunk.longest(), gaps, scores) {
-            return each_alone(self, chunk, profiles, gaps);
-        }
-        let k = pair_config(lens[0].max(lens[1]), chunk.longest())?;
-        match hand_over(k, lens[0], lens[1], chunk.longest())? {
-            Some((handoff, tail)) => {
-                run_emulated_pair_with_tail((k, tail), chunk, profiles, pair, gaps, handoff)
-            }
-            None => run_emulated_pair_config(k, chunk, profiles, pair, gaps),
-        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! A small database leaves a GPU mostly idle for one query, or two: 4,000
 //! sequences are 4,000 groups of lanes, a tenth of what an H100 holds at
 //! once. Where every chunk runs the query-group kernel and it batches
-//! ([`crate::kernel::Adapter::batches_queries`]), the engine scores its
+//! ([`crate::kernel::BatchesQueries::batches_queries`]), the engine scores its
 //! queries in batches of up to `--gpu-query-batch` queries (the
 //! builder's [`super::GpuEngineBuilder::query_batch`]): ordered
 //! longest first, paired with their neighbour, every pair an *entry*, and
@@ -23,9 +23,9 @@ use gpu_kernels::simt_i16x2::SCORE_LIMIT;
 
 use super::GpuEngine;
 use crate::engine::Engine;
-use crate::engine::gpu::launch::{BatchChunk, ChunkLaunch, DeviceChunk, PairBatch, Scratch};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::kernel::launch::{BatchChunk, ChunkLaunch, DeviceChunk, PairBatch, Scratch};
 
 /// Groups of lanes (one per database sequence and entry) a batch aims to
 /// give each multiprocessor: many waves, so that the last wave of a
@@ -127,7 +127,8 @@ impl GpuEngine {
         let mut kernels = (0..self.chunks.len()).map(|k| self.chunk_kernel_for(k, 1).ok());
         let first = kernels.next()??;
         let same = kernels.all(|k| k == Some(first));
-        (same && first.adapter().batches_queries(gaps, range)).then_some(first)
+        let batches = first.adapter().batches();
+        (same && batches.is_some_and(|b| b.batches_queries(gaps, range))).then_some(first)
     }
 
     /// Scratch pairs a batch's border scratch takes at most per entry,
@@ -142,9 +143,10 @@ impl GpuEngine {
         self.chunks
             .iter()
             .map(|c| {
-                kernel
-                    .adapter()
-                    .batch_scratch_pairs(&long, c.shape(), self.sm_count)
+                let batches = kernel.adapter().batches();
+                batches.map_or(0, |b| {
+                    b.batch_scratch_pairs(&long, c.shape(), self.sm_count)
+                })
             })
             .sum()
     }
@@ -172,6 +174,11 @@ impl GpuEngine {
             return Ok(all);
         }
         let adapter = kernel.adapter();
+        let batches = adapter.batches().ok_or_else(|| {
+            Error::Internal(format!(
+                "a batch of queries for {kernel}, which scores one a launch"
+            ))
+        })?;
         let pairs: Vec<[&[u8]; 2]> = entries
             .iter()
             .map(|&(low, high)| [queries[low], high.map_or(&[][..], |h| queries[h])])
@@ -179,7 +186,7 @@ impl GpuEngine {
         let lens: Vec<usize> = pairs.iter().map(|p| p[0].len()).collect();
         let shapes: Vec<BatchChunk> = self.chunks.iter().map(DeviceChunk::shape).collect();
         let (rows, row_words) =
-            adapter.batch_profile(&pairs, &self.scoring.matrix, &shapes, self.sm_count);
+            batches.batch_profile(&pairs, &self.scoring.matrix, &shapes, self.sm_count);
         let bytes = std::mem::size_of::<u32>() * rows.len()
             + std::mem::size_of::<i32>() * 2 * n * pairs.len();
         if bytes > self.batch_bytes_limit {
@@ -214,7 +221,7 @@ impl GpuEngine {
         let gaps = self.scoring.gaps.kernel_gaps();
         let needs: Vec<usize> = shapes
             .iter()
-            .map(|&c| adapter.batch_scratch_pairs(&batch.lens, c, self.sm_count))
+            .map(|&c| batches.batch_scratch_pairs(&batch.lens, c, self.sm_count))
             .collect();
         let side_by_side = !self.workers.is_empty()
             && adapter.overlaps(gaps)
@@ -281,7 +288,7 @@ impl GpuEngine {
                     false => &self.stream,
                 };
                 let launch = self.batch_launch(k, stream, rows_buffer, scores, regions[k].clone());
-                adapter.launch_batch(&launch, &batch)?;
+                batches.launch_batch(&launch, &batch)?;
                 if side_by_side {
                     done.push(stream.record_event(no_timing).map_err(&ordering)?);
                 }
@@ -370,7 +377,7 @@ impl GpuEngine {
                 .kernel_for(1, chunk.longest, chunk.range.len())
                 .info()
                 .symbol,
-            device: &self.info,
+            device: (self.info.ordinal, &self.info.name),
             stream,
             functions: &self.functions,
             chunk,

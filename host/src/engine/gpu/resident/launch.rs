@@ -183,7 +183,7 @@ impl GpuEngine {
         });
         Ok(ChunkLaunch {
             symbol: kernel.info().symbol,
-            device: &self.info,
+            device: (self.info.ordinal, &self.info.name),
             stream,
             functions: &self.functions,
             chunk,
@@ -223,7 +223,12 @@ impl GpuEngine {
         {
             let first = self.chunk_launch(k, *kernel, Which::First, stream, overlap.clone())?;
             let partner = self.chunk_launch(k, *kernel, Which::Partner, stream, overlap)?;
-            return kernel.adapter().launch_pair(&first, &partner, pair);
+            let pairs = kernel.adapter().pairs().ok_or_else(|| {
+                Error::Internal(format!(
+                    "a launch of two queries for {kernel}, which scores one"
+                ))
+            })?;
+            return pairs.launch_pair(&first, &partner, pair);
         }
         for which in self.loaded() {
             let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;

@@ -16,8 +16,7 @@ use cudarc::driver::{
 };
 use gpu_kernels::recurrence::Gaps;
 
-use super::device::DeviceInfo;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, gpu_error};
 
 /// Threads per block of the SIMT kernels (CUDASW++ 2.0 found 256 best).
 pub const SIMT_BLOCK: u32 = 256;
@@ -55,7 +54,8 @@ pub(crate) type Functions = HashMap<&'static str, CudaFunction>;
 pub struct ChunkLaunch<'a> {
     /// The kernel's catalogue symbol (its main entry point).
     pub(crate) symbol: &'static str,
-    pub(crate) device: &'a DeviceInfo,
+    /// The GPU's number and name, for errors.
+    pub(crate) device: (usize, &'a str),
     pub(crate) stream: &'a Arc<CudaStream>,
     pub(crate) functions: &'a Functions,
     pub(crate) chunk: &'a DeviceChunk,
@@ -226,7 +226,7 @@ impl<'a> ChunkLaunch<'a> {
             Err(Error::Internal(format!(
                 "buffer sizes do not match chunk {:?} of {}",
                 chunk.range,
-                self.device.label()
+                format_args!("GPU {} ({})", self.device.0, self.device.1)
             )))
         }
     }
@@ -300,7 +300,7 @@ impl<'a> ChunkLaunch<'a> {
 
     /// A driver error of this launch at `stage`.
     pub fn error(&self, stage: &'static str) -> impl Fn(DriverError) -> Error + use<> {
-        self.device.error(stage)
+        gpu_error(self.device.0, self.device.1, stage)
     }
 }
 
