@@ -10,14 +10,16 @@
 //! (a few dozen proteins searched with hundreds) would fill a fraction of
 //! the lanes, a chunk a query; there the SIMD kernel swaps the roles
 //! ([`swaps_roles`]): the batch's queries become the packed sequences,
-//! thirty-two to a vector, and each database sequence the query. A local
-//! alignment's score does not change when its two sequences trade places
-//! (every matrix warpsw accepts is symmetric, and a gap costs the same in
-//! either sequence), so each query's scores are those it gets alone.
+//! a vector's lanes of them at a time, and each database sequence the
+//! query. A local alignment's score does not change when its two sequences
+//! trade places (every matrix warpsw accepts is symmetric, and a gap costs
+//! the same in either sequence), so each query's scores are those it gets
+//! alone.
 //!
 //! `simt` (and `auto`, whose plan on a CPU is `simt`) runs its inter-sequence
-//! SIMD form ([`crate::kernel::inter_sequence_narrow`]): thirty-two database
-//! sequences in the 8-bit lanes of a vector, in 16 and then 32 bits
+//! SIMD form ([`crate::kernel::inter_sequence_narrow`]): database sequences
+//! in the 8-bit lanes of a vector (64 with AVX-512BW, else 32,
+//! [`inter_sequence_narrow::lanes`]), in 16 and then 32 bits
 //! ([`crate::kernel::inter_sequence`]) where a score needs them. Every other
 //! kernel runs its own source compiled for the host, the warp emulated
 //! (`gpu_kernels::vector::HostVector`), as engineers comparing variants on a
@@ -33,18 +35,21 @@ use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Plan, inter_sequence, inter_sequence_narrow};
 use crate::scoring::Scoring;
 
-/// Sequences per CPU chunk: two vectors of the kernel's lanes, so that no
-/// lane idles (chunks of 16 left half of the 32 lanes empty) and a query's
+/// Sequences per CPU chunk: two vectors of the kernel's lanes on this CPU
+/// ([`inter_sequence_narrow::lanes`], chosen at run time), so that no lane
+/// idles (chunks of 16 left half of the 32 lanes empty) and a query's
 /// score tables, built once a chunk, serve two vectors; small, so that the
 /// thread-interleaved layout stays within a few cache lines per column
 /// (benches/RESULTS.md, 2026-11-28: 41 GCUPS against 39.5 with one vector
-/// a chunk, 20.5 with half of one).
-const CPU_CHUNK_SEQUENCES: usize = 2 * inter_sequence_narrow::LANES;
+/// a chunk, 20.5 with half of one; 32 lanes).
+fn cpu_chunk_sequences() -> usize {
+    2 * inter_sequence_narrow::lanes()
+}
 
 /// [`ChunkLimits::chunk_bytes`] of a CPU chunk of several sequences at
 /// most: a chunk is padded to its longest sequence, so a very long sequence
-/// (a few million residues) is packed alone rather than with fifteen others
-/// each padded to its length. Ordinary databases are untouched.
+/// (a few million residues) is packed alone rather than with a chunk of
+/// others each padded to its length. Ordinary databases are untouched.
 const CPU_CHUNK_BYTES: usize = 256 << 20;
 
 /// Tasks (a query against a chunk) a batch aims to give each thread:
@@ -66,14 +71,15 @@ const SWAP_MAX_SEQUENCE: usize = 1 << 16;
 /// use host::engine::cpu::swaps_roles;
 /// use host::kernel::{Kernel, Plan};
 /// assert!(swaps_roles(&Plan::one(Kernel::Simt), 16, 500));
-/// assert!(!swaps_roles(&Plan::one(Kernel::Simt), 64, 500));
+/// // Two vectors of 64 lanes with AVX-512BW, of 32 without.
+/// assert!(!swaps_roles(&Plan::one(Kernel::Simt), 128, 500));
 /// assert!(!swaps_roles(&Plan::one(Kernel::Simt), 16, 1 << 20));
 /// assert!(!swaps_roles(&Plan::one(Kernel::SimtI16x2), 16, 500));
 /// ```
 pub fn swaps_roles(plan: &Plan, sequences: usize, longest: usize) -> bool {
     plan.kernels() == [Kernel::Simt]
         && sequences > 0
-        && sequences < CPU_CHUNK_SEQUENCES
+        && sequences < cpu_chunk_sequences()
         && longest <= SWAP_MAX_SEQUENCE
 }
 
@@ -82,7 +88,7 @@ pub fn swaps_roles(plan: &Plan, sequences: usize, longest: usize) -> bool {
 fn pack_chunks(db: &Database) -> Vec<PackedChunk> {
     let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
     let limits = ChunkLimits {
-        max_sequences: CPU_CHUNK_SEQUENCES,
+        max_sequences: cpu_chunk_sequences(),
         max_bytes: CPU_CHUNK_BYTES,
     };
     plan_chunks(&lengths, limits)
@@ -138,7 +144,7 @@ impl Engine for CpuEngine {
         match &self.plan.kernels()[..] {
             [Kernel::Simt] => format!(
                 "CPU, {threads}, inter-sequence SIMD ({} x u8 lanes, i16 and {} x i32 beyond)",
-                inter_sequence_narrow::LANES,
+                inter_sequence_narrow::lanes(),
                 inter_sequence::LANES
             ),
             _ => format!("CPU, {threads}, kernel {} (emulated)", self.plan),
@@ -160,7 +166,8 @@ impl Engine for CpuEngine {
         let threads = rayon::current_num_threads();
         if self.swaps_roles() {
             let chunks = (TASKS_PER_THREAD * threads).div_ceil(self.db.len());
-            return (chunks * CPU_CHUNK_SEQUENCES).min(super::multi::batch_len_for(self.db.len()));
+            return (chunks * cpu_chunk_sequences())
+                .min(super::multi::batch_len_for(self.db.len()));
         }
         cpu_batch_len(self.chunks.len(), threads, self.db.len())
     }

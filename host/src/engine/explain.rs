@@ -133,7 +133,14 @@ pub fn explain(
             route(&plan, db, &chunks, scoring, lengths.end - 1)?
         ));
     }
-    if plan.kernels().iter().any(|k| k.info().score_bits == 16) {
+    let sixteen_bits = |k: &Kernel| k.info().score_bits == 16;
+    if !gpu_kernels::simt_i16x2::gaps_fit(gaps) && plan.kernels().iter().any(sixteen_bits) {
+        lines.push(format!(
+            "gaps {} + {}*k do not fit 16 bits: the 16-bit kernels run their 32-bit forms \
+             (simt-i16x2 as simt, the group kernels' chunks as simt)",
+            scoring.gaps.open, scoring.gaps.extend
+        ));
+    } else if plan.kernels().iter().any(sixteen_bits) {
         lines.push(
             "scores past 16 bits: rescored in 32 bits on the GPU (the rescue kernel, a group \
              of lanes a pair)"
@@ -154,7 +161,7 @@ fn cpu_simd() -> String {
     };
     format!(
         "{isa}, {} database sequences a vector",
-        inter_sequence_narrow::LANES
+        inter_sequence_narrow::lanes()
     )
 }
 

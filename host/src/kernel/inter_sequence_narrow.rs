@@ -1,7 +1,7 @@
 //! The CPU engine's kernel: SWIPE's inter-sequence SIMD in 8-bit lanes,
-//! then 16, then 32 for the few pairs that need them; thirty-two database
-//! sequences a vector, the substitution scores of a column looked up once
-//! per distinct query residue.
+//! then 16, then 32 for the few pairs that need them; [`lanes`] database
+//! sequences a vector (64 on AVX-512BW, else 32), the substitution scores
+//! of a column looked up once per distinct query residue.
 //!
 //! Rognes, T. (2011). *Faster Smith-Waterman database searches with
 //! inter-sequence SIMD parallelisation.* BMC Bioinformatics 12:221. SWIPE
@@ -21,14 +21,30 @@
 //! pad code. The query's rows run down two columns at a time, so that a
 //! row's H and E are read and written once for both.
 //!
+//! The 8-bit pass fills one register: 64 lanes with AVX-512BW (a zmm
+//! register of bytes), else 32 (an AVX2 register). The 16-bit pass runs 32
+//! lanes (one AVX-512 register of i16, two AVX2 ones), over each 32-lane
+//! part of an 8-bit vector that needs it (below): the same code serves
+//! both widths, the lane count a const generic, and which one a CPU runs
+//! is decided once ([`lanes`], which [`score_chunk`] follows and the CPU
+//! engine sizes its chunks by).
+//!
 //! # The score profile
 //! The sequential profile (`crate::profile::sequential_profile`) gives, for
 //! each query row, its scores against every residue code: a table of
 //! [`NUM_CODES`] bytes. Rows of the same query residue have the same table,
 //! so a query has at most `NUM_CODES` distinct ones. For each column each
-//! distinct table is looked up with the lanes' codes (a byte shuffle of 32
-//! lanes, `pshufb` on x86); a row reads its table's vector. The profile's
-//! pad rows (past the query's end) are left out.
+//! distinct table is looked up with the lanes' codes (a byte shuffle,
+//! `pshufb` on x86, [`Lookup`]); a row reads its table's vector. The
+//! profile's pad rows (past the query's end) are left out.
+//!
+//! `vpshufb` looks up 16 entries within each 16-byte lane of a register,
+//! ymm or zmm alike, so codes 0-15 and 16-31 are looked up apart, in
+//! tables that repeat their 16 entries in every 16-byte lane, and blended
+//! by each code's bit 4: two shuffles and a blend (a masked shuffle on
+//! AVX-512BW) a table and column, against about ten operations a cell for
+//! each of the query's rows, so the one-instruction lookup of AVX-512 VBMI
+//! (`vpermb`) would gain too little to be worth a third code path.
 //!
 //! # Scores and padding
 //! 16 bits: signed, saturating; the pad code scores [`PAD_SCORE`], so a pad
@@ -46,11 +62,12 @@
 //! and F floored at 0 change no H. The sum saturates only where `diag >
 //! 255 - bias - max_score`, and its H is then at least `255 - bias`: so a
 //! lane whose best is at most `255 - bias - max_score` ([`NarrowLimit`]) is
-//! exact, and a vector with a lane above it runs again in 16 bits. Gap
-//! costs beyond a width's range skip it ([`fits`]).
+//! exact, whatever its neighbours score (lanes never mix), and each 32-lane
+//! part of a vector with a lane above it runs again in 16 bits. Gap costs
+//! beyond a width's range skip it ([`fits`]).
 
 use std::simd::Simd;
-use std::simd::cmp::{SimdOrd, SimdPartialEq, SimdPartialOrd};
+use std::simd::cmp::{SimdOrd, SimdPartialEq};
 use std::simd::num::{SimdInt, SimdUint};
 
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
@@ -58,16 +75,68 @@ use gpu_kernels::recurrence::Gaps;
 
 use crate::db::PackedChunk;
 
-/// Sequences per vector: 32 lanes of u8 (one AVX2 register) or i16 (one
-/// AVX-512 register, two AVX2 ones).
-pub const LANES: usize = 32;
+/// Entries of a score table: every residue code (and the pad code) is
+/// below 32, which two 16-entry byte shuffles look up.
+const TABLE_ENTRIES: usize = 32;
+const _: () = assert!(NUM_CODES <= TABLE_ENTRIES);
 
-/// 8-bit lanes.
-type Narrow = Simd<u8, LANES>;
+/// Lanes of the 16-bit pass: one AVX-512 register of i16, two AVX2 ones.
+const WIDE_LANES: usize = 32;
+
+/// `N` 8-bit lanes.
+type Narrow<const N: usize> = Simd<u8, N>;
 /// 16-bit lanes.
-type Wide = Simd<i16, LANES>;
-type Codes = Simd<u8, LANES>;
-type Words = Simd<u32, LANES>;
+type Wide = Simd<i16, WIDE_LANES>;
+/// The lanes' residue codes (or a table's entries).
+type Codes<const N: usize> = Simd<u8, N>;
+type Words<const N: usize> = Simd<u32, N>;
+
+/// The code generation a CPU runs, and with it its lanes: chosen at run
+/// time from the CPU's features.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Code {
+    /// 64 8-bit lanes, one zmm register.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// 32 8-bit lanes, one ymm register.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// 32 lanes, the baseline's instructions.
+    Portable,
+}
+
+impl Code {
+    /// The best this CPU runs (the features' detection is cached by the
+    /// standard library, so this is cheap to ask a chunk at a time).
+    fn detect() -> Code {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                return Code::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Code::Avx2;
+            }
+        }
+        Code::Portable
+    }
+
+    /// Database sequences per 8-bit vector.
+    fn lanes(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Code::Avx512 => 64,
+            _ => 32,
+        }
+    }
+}
+
+/// Database sequences a vector of this CPU's 8-bit pass holds: 64 with
+/// AVX-512BW, else 32. [`score_chunk`] takes any number of sequences; the
+/// CPU engine packs chunks of whole vectors.
+pub fn lanes() -> usize {
+    Code::detect().lanes()
+}
 
 /// Whether gap costs `gaps` fit 16 bits (else [`score_chunk`] runs the
 /// 32-bit kernel).
@@ -79,34 +148,36 @@ pub fn fits(gaps: Gaps) -> bool {
 /// Bytes of working memory one vector (one CPU thread at a time) holds for
 /// a query of `query_len` residues: H and E of each row, in both widths.
 pub fn working_bytes(query_len: usize) -> usize {
-    2 * query_len * (std::mem::size_of::<Narrow>() + std::mem::size_of::<Wide>())
+    2 * query_len * (lanes() + std::mem::size_of::<Wide>())
 }
 
-/// A query's score profile: its distinct score tables and which one each
-/// row reads.
-struct QueryTables {
-    /// Per distinct table, its scores by residue code (past
-    /// [`NUM_CODES`]: 0, never read), and its codes 0-15 and 16-31 each
-    /// twice (what a byte shuffle within 16-byte halves looks up,
-    /// [`Lookup`]): the scores as they are, for 16 bits.
-    wide: Vec<Table>,
+/// A query's score profile for `N` 8-bit lanes: its distinct score tables
+/// and which one each row reads.
+struct QueryTables<const N: usize> {
+    /// Per distinct table, its scores by residue code (past [`NUM_CODES`]:
+    /// 0, never read), as they are, for 16 bits.
+    wide: Vec<Table<WIDE_LANES>>,
     /// The same, biased for 8 bits (module docs); `None` where the scores
     /// leave 8 bits no room.
-    narrow: Option<(Vec<Table>, NarrowLimit)>,
+    narrow: Option<(Vec<Table<N>>, NarrowLimit)>,
     /// Per query row, its table.
     row_table: Vec<u8>,
 }
 
-/// One table: by code, and in halves for a byte shuffle.
-struct Table {
-    full: Codes,
-    halves: (Codes, Codes),
+/// One table in vectors of `N` lanes: by code, and in halves for a byte
+/// shuffle.
+struct Table<const N: usize> {
+    /// Entry `c` in lane `c` (lanes past [`TABLE_ENTRIES`]: 0).
+    full: Codes<N>,
+    /// Codes 0-15, then 16-31, in every 16-byte lane: what a byte shuffle
+    /// within 16-byte lanes looks up ([`Lookup`]).
+    halves: (Codes<N>, Codes<N>),
 }
 
-impl Table {
-    fn new(scores: [u8; LANES]) -> Table {
+impl<const N: usize> Table<N> {
+    fn new(scores: [u8; TABLE_ENTRIES]) -> Table<N> {
         Table {
-            full: Codes::from_array(scores),
+            full: Codes::from_array(std::array::from_fn(|i| scores.get(i).copied().unwrap_or(0))),
             halves: (
                 Codes::from_array(std::array::from_fn(|i| scores[i % 16])),
                 Codes::from_array(std::array::from_fn(|i| scores[16 + i % 16])),
@@ -123,10 +194,10 @@ struct NarrowLimit {
     exact_up_to: u8,
 }
 
-impl QueryTables {
+impl<const N: usize> QueryTables<N> {
     /// The tables of the sequential profile `profile` (`NUM_CODES` rows of
     /// `query_words` words), its trailing pad rows left out.
-    fn new(profile: &[u32], query_words: usize) -> QueryTables {
+    fn new(profile: &[u32], query_words: usize) -> QueryTables<N> {
         let score = |code: usize, row: usize| {
             profile[code * query_words + row / 4].to_le_bytes()[row % 4] as i8
         };
@@ -169,7 +240,7 @@ impl QueryTables {
             let tables = distinct
                 .iter()
                 .map(|t| {
-                    let mut bytes = [0u8; LANES];
+                    let mut bytes = [0u8; TABLE_ENTRIES];
                     for (code, (b, &s)) in bytes.iter_mut().zip(t).enumerate() {
                         let s = if code == usize::from(PAD_CODE) {
                             min
@@ -186,7 +257,7 @@ impl QueryTables {
         let wide = distinct
             .iter()
             .map(|t| {
-                let mut bytes = [0u8; LANES];
+                let mut bytes = [0u8; TABLE_ENTRIES];
                 for (b, &s) in bytes.iter_mut().zip(t) {
                     *b = s as u8;
                 }
@@ -201,20 +272,20 @@ impl QueryTables {
     }
 }
 
-/// How a column's scores are looked up in a table: each lane's code (all
-/// below 32) indexes it.
-trait Lookup {
+/// How a column's scores are looked up in a table of `N` lanes: each
+/// lane's code (all below [`TABLE_ENTRIES`]) indexes it.
+trait Lookup<const N: usize> {
     /// `table` at each lane's code of `codes`; `high` has its top bit set
     /// in the lanes whose code is above 15.
-    fn bytes(table: &Table, codes: Codes, high: Codes) -> Codes;
+    fn bytes(table: &Table<N>, codes: Codes<N>, high: Codes<N>) -> Codes<N>;
 }
 
-/// Portable: `swizzle_dyn`.
+/// Portable: `swizzle_dyn`, any lane count.
 struct Portable;
 
-impl Lookup for Portable {
+impl<const N: usize> Lookup<N> for Portable {
     #[inline(always)]
-    fn bytes(table: &Table, codes: Codes, _high: Codes) -> Codes {
+    fn bytes(table: &Table<N>, codes: Codes<N>, _high: Codes<N>) -> Codes<N> {
         table.full.swizzle_dyn(codes)
     }
 }
@@ -226,9 +297,9 @@ impl Lookup for Portable {
 struct Avx2;
 
 #[cfg(target_arch = "x86_64")]
-impl Lookup for Avx2 {
+impl Lookup<32> for Avx2 {
     #[inline(always)]
-    fn bytes(table: &Table, codes: Codes, high: Codes) -> Codes {
+    fn bytes(table: &Table<32>, codes: Codes<32>, high: Codes<32>) -> Codes<32> {
         use std::arch::x86_64::{__m256i, _mm256_blendv_epi8, _mm256_shuffle_epi8};
         let (low_half, high_half) = table.halves;
         // SAFETY: only instantiated in functions compiled for AVX2 (or
@@ -244,6 +315,74 @@ impl Lookup for Avx2 {
     }
 }
 
+/// 64 lanes in two AVX2 registers (a form the tests and the timing
+/// compare; this CPU's choice is [`lanes`]).
+#[cfg(all(test, target_arch = "x86_64"))]
+impl Lookup<64> for Avx2 {
+    #[inline(always)]
+    fn bytes(table: &Table<64>, codes: Codes<64>, high: Codes<64>) -> Codes<64> {
+        let split = |v: Codes<64>| -> [Codes<32>; 2] {
+            // SAFETY: 64 bytes either way, every bit pattern valid.
+            unsafe { std::mem::transmute(v) }
+        };
+        let [low_half_a, low_half_b] = split(table.halves.0);
+        let [high_half_a, high_half_b] = split(table.halves.1);
+        let [codes_a, codes_b] = split(codes);
+        let [high_a, high_b] = split(high);
+        let half = |low: Codes<32>, high_half: Codes<32>, codes, high| {
+            let table = Table {
+                full: Codes::splat(0),
+                halves: (low, high_half),
+            };
+            <Avx2 as Lookup<32>>::bytes(&table, codes, high)
+        };
+        let parts = [
+            half(low_half_a, high_half_a, codes_a, high_a),
+            half(low_half_b, high_half_b, codes_b, high_b),
+        ];
+        // SAFETY: as `split`.
+        unsafe { std::mem::transmute::<[Codes<32>; 2], Codes<64>>(parts) }
+    }
+}
+
+/// AVX-512BW: the same lookup in one zmm register (`vpshufb` zmm shuffles
+/// within each of its four 16-byte lanes, which the halves fill alike),
+/// the codes above 15 shuffled over the others under a mask; the 16-bit
+/// pass's 32 lanes as [`Avx2`].
+#[cfg(target_arch = "x86_64")]
+struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl Lookup<64> for Avx512 {
+    #[inline(always)]
+    fn bytes(table: &Table<64>, codes: Codes<64>, high: Codes<64>) -> Codes<64> {
+        use std::arch::x86_64::{
+            __m512i, _mm512_mask_shuffle_epi8, _mm512_movepi8_mask, _mm512_shuffle_epi8,
+        };
+        let (low_half, high_half) = table.halves;
+        // SAFETY: only instantiated in functions compiled for AVX-512BW,
+        // called where the CPU has it.
+        let bytes: __m512i = unsafe {
+            let codes: __m512i = codes.into();
+            _mm512_mask_shuffle_epi8(
+                _mm512_shuffle_epi8(low_half.into(), codes),
+                _mm512_movepi8_mask(high.into()),
+                high_half.into(),
+                codes,
+            )
+        };
+        Codes::from(bytes)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lookup<32> for Avx512 {
+    #[inline(always)]
+    fn bytes(table: &Table<32>, codes: Codes<32>, high: Codes<32>) -> Codes<32> {
+        <Avx2 as Lookup<32>>::bytes(table, codes, high)
+    }
+}
+
 /// Gap costs and the bias in a width's lanes.
 #[derive(Clone, Copy)]
 struct Costs<S> {
@@ -255,16 +394,14 @@ struct Costs<S> {
     bias: S,
 }
 
-/// A lane width: its saturating recurrence.
-trait Width: Copy {
-    /// The lanes' scores of table `k` of `tables` at `codes`.
-    fn scores<L: Lookup>(tables: &QueryTables, k: usize, codes: Codes, high: Codes) -> Self;
+/// A lane width, `N` lanes: its saturating recurrence.
+trait Width<const N: usize>: Copy {
+    /// The lanes' scores from a table's bytes.
+    fn from_bytes(bytes: Codes<N>) -> Self;
     /// H of an empty alignment.
     fn zero() -> Self;
     /// E or F before any gap.
     fn floor() -> Self;
-    /// `gaps` (which fit, [`fits`]) and the bias in the width's lanes.
-    fn costs(gaps: Gaps, tables: &QueryTables) -> Costs<Self>;
     /// `a - b`, lane by lane, saturating.
     fn minus(self, other: Self) -> Self;
     /// The larger, lane by lane.
@@ -291,10 +428,10 @@ trait Width: Copy {
     }
 }
 
-impl Width for Wide {
+impl Width<WIDE_LANES> for Wide {
     #[inline(always)]
-    fn scores<L: Lookup>(tables: &QueryTables, k: usize, codes: Codes, high: Codes) -> Wide {
-        L::bytes(&tables.wide[k], codes, high).cast::<i8>().cast()
+    fn from_bytes(bytes: Codes<WIDE_LANES>) -> Wide {
+        bytes.cast::<i8>().cast()
     }
     #[inline(always)]
     fn zero() -> Wide {
@@ -303,14 +440,6 @@ impl Width for Wide {
     #[inline(always)]
     fn floor() -> Wide {
         Wide::splat(i16::MIN)
-    }
-    #[inline(always)]
-    fn costs(gaps: Gaps, _tables: &QueryTables) -> Costs<Wide> {
-        Costs {
-            first: Wide::splat(gaps.first as i16),
-            extend: Wide::splat(gaps.extend as i16),
-            bias: Wide::splat(0),
-        }
     }
     #[inline(always)]
     fn minus(self, other: Wide) -> Wide {
@@ -326,41 +455,29 @@ impl Width for Wide {
     }
 }
 
-impl Width for Narrow {
+impl<const N: usize> Width<N> for Narrow<N> {
     #[inline(always)]
-    fn scores<L: Lookup>(tables: &QueryTables, k: usize, codes: Codes, high: Codes) -> Narrow {
-        match &tables.narrow {
-            Some((narrow, _)) => L::bytes(&narrow[k], codes, high),
-            None => Narrow::splat(0),
-        }
+    fn from_bytes(bytes: Codes<N>) -> Narrow<N> {
+        bytes
     }
     #[inline(always)]
-    fn zero() -> Narrow {
+    fn zero() -> Narrow<N> {
         Narrow::splat(0)
     }
     #[inline(always)]
-    fn floor() -> Narrow {
+    fn floor() -> Narrow<N> {
         Narrow::splat(0)
     }
     #[inline(always)]
-    fn costs(gaps: Gaps, tables: &QueryTables) -> Costs<Narrow> {
-        let bias = tables.narrow.as_ref().map_or(0, |(_, l)| l.bias);
-        Costs {
-            first: Narrow::splat(gaps.first.min(255) as u8),
-            extend: Narrow::splat(gaps.extend.min(255) as u8),
-            bias: Narrow::splat(bias),
-        }
-    }
-    #[inline(always)]
-    fn minus(self, other: Narrow) -> Narrow {
+    fn minus(self, other: Narrow<N>) -> Narrow<N> {
         self.saturating_sub(other)
     }
     #[inline(always)]
-    fn max(self, other: Narrow) -> Narrow {
+    fn max(self, other: Narrow<N>) -> Narrow<N> {
         self.simd_max(other)
     }
     #[inline(always)]
-    fn diagonal(diag: Narrow, sub: Narrow, c: Costs<Narrow>) -> Narrow {
+    fn diagonal(diag: Narrow<N>, sub: Narrow<N>, c: Costs<Narrow<N>>) -> Narrow<N> {
         diag.saturating_add(sub).saturating_sub(c.bias)
     }
 }
@@ -372,48 +489,47 @@ fn fits_narrow(gaps: Gaps) -> bool {
 
 /// Scores of every sequence of `chunk` against the query whose sequential
 /// profile is `profile`: 8-bit lanes where the scores and gaps allow, 16
-/// for vectors with a lane beyond 8, [`super::inter_sequence`]'s 32-bit
-/// ones for lanes beyond 16 and gaps beyond 16 bits.
+/// for the 32-lane parts of vectors with a lane beyond 8, [`super::inter_sequence`]'s 32-bit
+/// ones for lanes beyond 16 and gaps beyond 16 bits. [`lanes`] sequences a vector.
 pub fn score_chunk(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
     if !fits(gaps) {
         return super::inter_sequence::score_chunk(chunk, profile, gaps);
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512bw") {
-        // SAFETY: the CPU has AVX-512BW, checked just above.
-        return unsafe { score_chunk_avx512(chunk, profile, gaps) };
+    match Code::detect() {
+        // SAFETY: the CPU has AVX-512BW (Code::detect).
+        #[cfg(target_arch = "x86_64")]
+        Code::Avx512 => unsafe { score_chunk_avx512(chunk, profile, gaps) },
+        // SAFETY: the CPU has AVX2 (Code::detect).
+        #[cfg(target_arch = "x86_64")]
+        Code::Avx2 => unsafe { score_chunk_avx2(chunk, profile, gaps) },
+        Code::Portable => score_chunk_portable(chunk, profile, gaps),
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { score_chunk_avx2(chunk, profile, gaps) };
-    }
-    score_chunk_portable(chunk, profile, gaps)
 }
 
-/// [`score_chunk`] compiled for AVX2.
+/// [`score_chunk`] compiled for AVX2: 32 lanes.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn score_chunk_avx2(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-    score_chunk_with::<Avx2>(chunk, profile, gaps)
+    score_chunk_with::<32, Avx2>(chunk, profile, gaps)
 }
 
-/// [`score_chunk`] compiled for AVX-512BW (one register per 16-bit vector).
+/// [`score_chunk`] compiled for AVX-512BW: 64 8-bit lanes, one register
+/// per vector of either width.
 ///
 /// # Safety
 /// The CPU must support AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 unsafe fn score_chunk_avx512(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-    score_chunk_with::<Avx2>(chunk, profile, gaps)
+    score_chunk_with::<64, Avx512>(chunk, profile, gaps)
 }
 
 /// [`score_chunk`] with the portable lookup, compiled for the baseline.
 fn score_chunk_portable(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
-    score_chunk_with::<Portable>(chunk, profile, gaps)
+    score_chunk_with::<32, Portable>(chunk, profile, gaps)
 }
 
 /// A width's working memory: H and E of each query row, and the column's
@@ -424,74 +540,108 @@ struct Work<S> {
     column_scores: Vec<[S; 2]>,
 }
 
-impl<S: Width> Work<S> {
-    fn new(tables: &QueryTables) -> Work<S> {
-        let rows = tables.row_table.len();
+impl<S: Copy> Work<S> {
+    fn new(rows: usize, tables: usize, zero: S) -> Work<S> {
         Work {
-            h: vec![S::zero(); rows],
-            e: vec![S::floor(); rows],
-            column_scores: vec![[S::zero(); 2]; tables.wide.len()],
+            h: vec![zero; rows],
+            e: vec![zero; rows],
+            column_scores: vec![[zero; 2]; tables],
         }
     }
 }
 
+/// [`score_chunk`] in vectors of `N` 8-bit lanes, tables looked up by `L`
+/// (at `N` lanes, and at the 16-bit pass's 32).
 #[inline(always)]
-fn score_chunk_with<L: Lookup>(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+fn score_chunk_with<const N: usize, L: Lookup<N> + Lookup<WIDE_LANES>>(
+    chunk: &PackedChunk,
+    profile: &[u32],
+    gaps: Gaps,
+) -> Vec<i32> {
     let threads = chunk.sequences();
     let query_words = profile.len() / NUM_CODES;
-    let tables = QueryTables::new(profile, query_words);
-    let narrow = tables
-        .narrow
-        .as_ref()
-        .map(|&(_, limit)| limit)
-        .filter(|_| fits_narrow(gaps));
-    let mut narrow_work = Work::<Narrow>::new(&tables);
-    let mut wide_work = Work::<Wide>::new(&tables);
-    let mut scores = Vec::with_capacity(threads + LANES);
-    for first in (0..threads).step_by(LANES) {
-        let lanes = LANES.min(threads - first);
-        if let Some(limit) = narrow {
-            let best = score_lanes::<L, Narrow>(chunk, first, &tables, gaps, &mut narrow_work);
-            if best.simd_le(Narrow::splat(limit.exact_up_to)).all() {
-                scores.extend(best.to_array()[..lanes].iter().map(|&s| i32::from(s)));
-                continue;
-            }
-        }
-        let best = score_lanes::<L, Wide>(chunk, first, &tables, gaps, &mut wide_work);
-        let saturated = best.simd_eq(Wide::splat(i16::MAX));
-        let mut got: Vec<i32> = best.to_array()[..lanes]
-            .iter()
-            .map(|&s| i32::from(s))
-            .collect();
-        if saturated.any() {
-            // Rare (a long, high-scoring pair): the 32 lanes again in 32 bits.
-            let exact = super::inter_sequence::score_range(chunk, profile, gaps, first, lanes);
-            for (lane, score) in got.iter_mut().enumerate() {
-                if saturated.test(lane) {
-                    *score = exact[lane];
+    let tables = QueryTables::<N>::new(profile, query_words);
+    let rows = tables.row_table.len();
+    let narrow = tables.narrow.as_ref().filter(|_| fits_narrow(gaps));
+    let narrow_costs = |limit: NarrowLimit| Costs {
+        first: Narrow::<N>::splat(gaps.first as u8),
+        extend: Narrow::splat(gaps.extend as u8),
+        bias: Narrow::splat(limit.bias),
+    };
+    let mut narrow_work = Work::new(rows, tables.wide.len(), Narrow::<N>::splat(0));
+    let mut wide_work = Work::new(rows, tables.wide.len(), Wide::splat(0));
+    let mut scores = Vec::with_capacity(threads + N);
+    for first in (0..threads).step_by(N) {
+        let lanes = N.min(threads - first);
+        let narrow_best = narrow.map(|(narrow_tables, limit)| {
+            let best = score_lanes::<N, L, Narrow<N>>(
+                chunk,
+                (first, lanes),
+                (narrow_tables, &tables.row_table),
+                narrow_costs(*limit),
+                &mut narrow_work,
+            );
+            (best.to_array(), limit.exact_up_to)
+        });
+        // Each 32-lane part: its 8-bit scores if every one is exact, else
+        // the part again in 16 bits.
+        for part in (first..first + lanes).step_by(WIDE_LANES) {
+            let part_lanes = WIDE_LANES.min(first + lanes - part);
+            if let Some((best, limit)) = &narrow_best {
+                let part_best = &best[part - first..part - first + part_lanes];
+                if part_best.iter().all(|s| s <= limit) {
+                    scores.extend(part_best.iter().map(|&s| i32::from(s)));
+                    continue;
                 }
             }
+            let best = score_lanes::<WIDE_LANES, L, Wide>(
+                chunk,
+                (part, part_lanes),
+                (&tables.wide, &tables.row_table),
+                Costs {
+                    first: Wide::splat(gaps.first as i16),
+                    extend: Wide::splat(gaps.extend as i16),
+                    bias: Wide::splat(0),
+                },
+                &mut wide_work,
+            );
+            let saturated = best.simd_eq(Wide::splat(i16::MAX));
+            let mut got: Vec<i32> = best.to_array()[..part_lanes]
+                .iter()
+                .map(|&s| i32::from(s))
+                .collect();
+            if saturated.any() {
+                // Rare (a long, high-scoring pair): the part again in 32
+                // bits.
+                let exact =
+                    super::inter_sequence::score_range(chunk, profile, gaps, part, part_lanes);
+                for (lane, score) in got.iter_mut().enumerate() {
+                    if saturated.test(lane) {
+                        *score = exact[lane];
+                    }
+                }
+            }
+            scores.extend(got);
         }
-        scores.extend(got);
     }
     scores
 }
 
-/// The best local score of sequences `first .. first + LANES` of `chunk`
-/// in width `S` (saturated), with `work` as working memory.
+/// The best local score of sequences `first .. first + lanes` (`lanes` at
+/// most `N`) of `chunk` in width `S` (saturated), with the tables and each
+/// row's table of `tables`, the gap costs `costs` and `work` as working
+/// memory.
 #[inline(always)]
-fn score_lanes<L: Lookup, S: Width>(
+fn score_lanes<const N: usize, L: Lookup<N>, S: Width<N>>(
     chunk: &PackedChunk,
-    first: usize,
-    tables: &QueryTables,
-    gaps: Gaps,
+    (first, lanes): (usize, usize),
+    (tables, row_table): (&[Table<N>], &[u8]),
+    costs: Costs<S>,
     work: &mut Work<S>,
 ) -> S {
     let threads = chunk.sequences();
-    let lanes = LANES.min(threads - first);
     let words = chunk.vector_words(first, lanes);
-    let pad_word = Words::splat(u32::from_le_bytes([PAD_CODE; 4]));
-    let costs = S::costs(gaps, tables);
+    let pad_word = Words::<N>::splat(u32::from_le_bytes([PAD_CODE; 4]));
     let Work {
         h,
         e,
@@ -502,21 +652,22 @@ fn score_lanes<L: Lookup, S: Width>(
     let mut best = S::zero();
     for w in 0..words {
         let row = &chunk.words[w * threads + first..w * threads + first + lanes];
-        let residues = Words::load_or(row, pad_word);
+        let residues = Words::<N>::load_or(row, pad_word);
         // Two columns a pass down the query: each row's H and E are read
         // and written once for both, and the two chains of F run side by
         // side.
         for pair in [0, 2] {
-            let codes = |k: u32| -> Codes {
+            let codes = |k: u32| -> Codes<N> {
                 ((residues >> Words::splat(8 * k)) & Words::splat(0xff)).cast()
             };
             let (codes_a, codes_b) = (codes(pair), codes(pair + 1));
-            // Bit 4 of a code (16-31) in the top bit, which `vpblendvb` reads.
+            // Bit 4 of a code (16-31) in the top bit, which `vpblendvb`
+            // (and `vpmovb2m`) reads.
             let (high_a, high_b) = (codes_a << Codes::splat(3), codes_b << Codes::splat(3));
-            for (k, scores) in column_scores.iter_mut().enumerate() {
+            for (table, scores) in tables.iter().zip(column_scores.iter_mut()) {
                 *scores = [
-                    S::scores::<L>(tables, k, codes_a, high_a),
-                    S::scores::<L>(tables, k, codes_b, high_b),
+                    S::from_bytes(L::bytes(table, codes_a, high_a)),
+                    S::from_bytes(L::bytes(table, codes_b, high_b)),
                 ];
             }
             // Down the columns: for each, the row above's H (0 above the
@@ -525,7 +676,7 @@ fn score_lanes<L: Lookup, S: Width>(
             let (mut up_a, mut up_b) = (S::zero(), S::zero());
             let (mut f_a, mut f_b) = (S::floor(), S::floor());
             let (mut diag_a, mut diag_b) = (S::zero(), S::zero());
-            for ((h, e), &t) in h.iter_mut().zip(e.iter_mut()).zip(&tables.row_table) {
+            for ((h, e), &t) in h.iter_mut().zip(e.iter_mut()).zip(row_table) {
                 let [sub_a, sub_b] = column_scores[t as usize];
                 let (e_a, cell_a) = S::cell((*h, *e), (up_a, &mut f_a), diag_a, sub_a, costs);
                 // Column b: its left neighbour is column a's cell.
@@ -546,6 +697,33 @@ fn score_lanes<L: Lookup, S: Width>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `vpshufb` and the blend compute, lane by lane, at any lane count:
+    /// the halves' layout that [`Avx512`] reads, checked where the CPU cannot
+    /// run it.
+    struct ShuffleModel;
+
+    impl<const N: usize> Lookup<N> for ShuffleModel {
+        fn bytes(table: &Table<N>, codes: Codes<N>, high: Codes<N>) -> Codes<N> {
+            let shuffle = |t: Codes<N>| -> Codes<N> {
+                Codes::from_array(std::array::from_fn(|i| {
+                    if codes[i] & 0x80 != 0 {
+                        0
+                    } else {
+                        t[i / 16 * 16 + usize::from(codes[i] & 0x0f)]
+                    }
+                }))
+            };
+            let (low, high_half) = (shuffle(table.halves.0), shuffle(table.halves.1));
+            Codes::from_array(std::array::from_fn(|i| {
+                if high[i] & 0x80 != 0 {
+                    high_half[i]
+                } else {
+                    low[i]
+                }
+            }))
+        }
+    }
     use crate::db::{Database, PackedChunk};
     use crate::fasta::Record;
     use crate::matrix::ScoreMatrix;
@@ -554,6 +732,12 @@ mod tests {
     use crate::scoring::GapPenalty;
 
     use crate::align::checkpointed::tests::codes;
+
+    /// Tryptophan: it scores 11 against itself with BLOSUM62.
+    const W: u8 = 17;
+    /// Proline: -4 against tryptophan, so a run of W followed by P scores
+    /// the run's 11 a residue against a query of W.
+    const P: u8 = 14;
 
     fn database(seqs: Vec<Vec<u8>>) -> Database {
         Database::from_records(
@@ -570,18 +754,70 @@ mod tests {
 
     type Variant = fn(&PackedChunk, &[u32], Gaps) -> Vec<i32>;
 
-    /// Every code generation of the kernel this CPU can run.
-    fn variants() -> Vec<(&'static str, Variant)> {
-        let mut v: Vec<(&'static str, Variant)> = vec![("portable", score_chunk_portable)];
+    /// [`score_chunk_with`] at 64 lanes with the portable lookup, compiled
+    /// for the baseline.
+    fn score_chunk_portable64(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+        score_chunk_with::<64, Portable>(chunk, profile, gaps)
+    }
+
+    /// At 64 lanes with [`ShuffleModel`]: the AVX-512 lookup's tables and
+    /// blend, on any CPU.
+    fn score_chunk_shuffle64(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+        score_chunk_with::<64, ShuffleModel>(chunk, profile, gaps)
+    }
+
+    /// At 64 lanes in pairs of AVX2 registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn score_chunk_avx2_64(chunk: &PackedChunk, profile: &[u32], gaps: Gaps) -> Vec<i32> {
+        score_chunk_with::<64, Avx2>(chunk, profile, gaps)
+    }
+
+    /// Says, past the test harness's capture, which variants this CPU
+    /// cannot run, once: a missing variant is skipped, not passed.
+    fn report_skipped(names: &str, feature: &str) {
+        use std::io::Write;
+        static ONCE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut said = ONCE.lock().unwrap();
+        if !said.iter().any(|s| s == names) {
+            said.push(names.to_string());
+            let _ = writeln!(
+                std::io::stderr(),
+                "inter_sequence_narrow: SKIPPED {names}: this CPU lacks {feature}"
+            );
+        }
+    }
+
+    /// Every code generation of the kernel this CPU can run: name, lanes
+    /// of the 8-bit pass, function.
+    fn variants() -> Vec<(&'static str, usize, Variant)> {
+        let mut v: Vec<(&'static str, usize, Variant)> = vec![
+            ("portable", 32, score_chunk_portable),
+            ("portable64", 64, score_chunk_portable64),
+            ("shuffle64", 64, score_chunk_shuffle64),
+        ];
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: AVX2 is present.
-                v.push(("avx2", |c, p, g| unsafe { score_chunk_avx2(c, p, g) }));
+                v.push(("avx2", 32, |c, p, g| unsafe { score_chunk_avx2(c, p, g) }));
+                // SAFETY: AVX2 is present.
+                v.push(("avx2-64", 64, |c, p, g| unsafe {
+                    score_chunk_avx2_64(c, p, g)
+                }));
+            } else {
+                report_skipped("avx2, avx2-64", "AVX2");
             }
             if std::arch::is_x86_feature_detected!("avx512bw") {
                 // SAFETY: AVX-512BW is present.
-                v.push(("avx512", |c, p, g| unsafe { score_chunk_avx512(c, p, g) }));
+                v.push(("avx512", 64, |c, p, g| unsafe {
+                    score_chunk_avx512(c, p, g)
+                }));
+            } else {
+                report_skipped("avx512", "AVX-512BW");
             }
         }
         v
@@ -600,7 +836,7 @@ mod tests {
         } else {
             Vec::new()
         };
-        for (name, variant) in variants {
+        for (name, _, variant) in variants {
             let got = variant(&chunk, &profile, gaps.kernel_gaps());
             assert_eq!(
                 got,
@@ -613,18 +849,37 @@ mod tests {
     }
 
     #[test]
+    fn the_cpu_runs_64_lanes_with_avx512bw_else_32() {
+        let avx512 = {
+            #[cfg(target_arch = "x86_64")]
+            {
+                std::arch::is_x86_feature_detected!("avx512bw")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                false
+            }
+        };
+        assert_eq!(lanes(), if avx512 { 64 } else { 32 });
+        assert_eq!(Code::detect().lanes(), lanes());
+    }
+
+    #[test]
     fn equals_the_reference_on_uneven_lanes_and_a_partial_vector() {
         let lengths = [
             0, 1, 7, 33, 64, 65, 100, 5, 300, 2, 31, 32, 129, 90, 11, 4, 250, 77, 1, 40, 41, 3,
             200, 17, 18, 19, 60, 61, 62, 63, 8, 9, 10, 500, 12,
         ];
-        let db = database(
-            lengths
-                .iter()
-                .enumerate()
-                .map(|(k, &n)| codes(k as u64, n, 24))
-                .collect(),
-        );
+        let mut seqs: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| codes(k as u64, n, 24))
+            .collect();
+        let db = database(seqs.clone());
+        // 35 sequences: one vector of 64 lanes, partly filled, and two of
+        // 32; 100: a full vector of 64 and a partial one.
+        seqs.extend((0..65).map(|k| codes(500 + k, 20 + (k as usize * 7) % 150, 24)));
+        let db100 = database(seqs);
         for name in ["blosum62", "blosum45", "pam30"] {
             let matrix = ScoreMatrix::by_name(name).unwrap();
             for (query_len, open, extend) in [
@@ -637,6 +892,7 @@ mod tests {
             ] {
                 let query = codes(99 + query_len as u64, query_len, 24);
                 check(&db, &query, &matrix, open, extend);
+                check(&db100, &query, &matrix, open, extend);
             }
         }
     }
@@ -649,13 +905,11 @@ mod tests {
     #[test]
     fn lanes_beyond_16_bits_are_realigned_in_32() {
         let matrix = ScoreMatrix::by_name("blosum62").unwrap();
-        // Tryptophan scores 11 against itself: 2,978 of them score 32,758,
-        // 2,979 score 32,769.
-        let w = 17;
-        let query = vec![w; 3_100];
+        // 2,978 W score 32,758, 2,979 score 32,769.
+        let query = vec![W; 3_100];
         let mut seqs = Vec::new();
         for n in [2_977, 2_978, 2_979, 2_980, 3_100, 100] {
-            seqs.push(vec![w; n]);
+            seqs.push(vec![W; n]);
         }
         for k in 0..40 {
             seqs.push(codes(k, 200 + k as usize, 24));
@@ -674,6 +928,35 @@ mod tests {
         assert!(scores.iter().filter(|&&s| s > limit).count() == 3);
     }
 
+    /// The same boundary in the second 32-lane part of a 64-lane vector
+    /// (lanes 32 and 33: the second vector of 32 lanes), the first part's
+    /// lanes all exact in 16 bits but for one at its last lane: fails if a
+    /// part's 16-bit pass or its rescue reads another part's lanes.
+    #[test]
+    fn lanes_beyond_16_bits_are_realigned_in_either_part_of_a_vector() {
+        let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+        let query = vec![W; 3_000];
+        let len = 2_980;
+        // Equal lengths keep the input's order (the sort is stable).
+        let run = |n: usize| {
+            let mut s = vec![W; n];
+            s.resize(len, P);
+            s
+        };
+        let mut seqs: Vec<Vec<u8>> = (0..36).map(|k| codes(k, len, 24)).collect();
+        seqs[31] = run(2_980);
+        seqs[32] = run(2_978);
+        seqs[33] = run(2_979);
+        let db = database(seqs);
+        let gaps = GapPenalty::new(10, 1).unwrap();
+        let scores: Vec<i32> = (0..db.len())
+            .map(|i| local_score(&query, db.sequence(i), &matrix, gaps))
+            .collect();
+        assert_eq!(scores[31..34], [32_780, 32_758, 32_769]);
+        assert!(scores.iter().filter(|&&s| s > 255).count() == 3);
+        check(&db, &query, &matrix, 10, 1);
+    }
+
     /// Lanes at the 8-bit boundary: a query against copies of its
     /// prefixes scoring from well below to well above what 8-bit lanes
     /// hold exactly (240 with BLOSUM62), each vector with one of them
@@ -682,12 +965,11 @@ mod tests {
     #[test]
     fn lanes_beyond_8_bits_are_realigned_in_16() {
         let matrix = ScoreMatrix::by_name("blosum62").unwrap();
-        // Tryptophan scores 11 against itself: n of them score 11 n.
-        let w = 17;
-        let query = vec![w; 40];
+        // n W score 11 n.
+        let query = vec![W; 40];
         let mut seqs = Vec::new();
         for n in 18..=30 {
-            seqs.push(vec![w; n]);
+            seqs.push(vec![W; n]);
             for k in 0..31 {
                 seqs.push(codes(1_000 * n as u64 + k, 30 + k as usize, 24));
             }
@@ -701,11 +983,56 @@ mod tests {
         assert!(scores.contains(&231) && scores.contains(&330), "{scores:?}");
     }
 
+    /// The 8-bit boundary at each edge of the 32-lane parts of two 64-lane
+    /// vectors (and of four 32-lane ones): one lane scoring 231 (exact in
+    /// 8 bits), 242 (beyond the limit) or 264 (beyond 8 bits) among
+    /// sequences of ordinary scores, then two such lanes in different
+    /// parts. Fails if a lane beyond the limit keeps its 8-bit score, or
+    /// a part is judged by another's lanes.
+    #[test]
+    fn a_lane_beyond_8_bits_is_realigned_in_any_part() {
+        let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+        let query = vec![W; 40];
+        let len = 30;
+        let run = |n: usize| {
+            let mut s = vec![W; n];
+            s.resize(len, P);
+            s
+        };
+        let ordinary: Vec<Vec<u8>> = (0..128).map(|k| codes(7_000 + k, len, 24)).collect();
+        let gaps = GapPenalty::new(10, 1).unwrap();
+        let mut cases: Vec<Vec<(usize, usize)>> = Vec::new();
+        for at in [0, 1, 31, 32, 33, 63, 64, 95, 96, 127] {
+            for n in [21, 22, 24] {
+                cases.push(vec![(at, n)]);
+            }
+        }
+        cases.push(vec![(31, 24), (32, 21)]);
+        cases.push(vec![(30, 21), (33, 24)]);
+        cases.push(vec![(63, 24), (64, 24), (100, 21)]);
+        for case in cases {
+            let mut seqs = ordinary.clone();
+            for &(at, n) in &case {
+                seqs[at] = run(n);
+            }
+            let db = database(seqs);
+            for &(at, n) in &case {
+                let score = local_score(&query, db.sequence(at), &matrix, gaps);
+                assert_eq!(score, 11 * n as i32, "{case:?}");
+            }
+            let others = (0..db.len()).filter(|i| !case.iter().any(|&(at, _)| at == *i));
+            for i in others {
+                assert!(local_score(&query, db.sequence(i), &matrix, gaps) < 200);
+            }
+            check(&db, &query, &matrix, 10, 1);
+        }
+    }
+
     /// Gap costs beyond 8 bits run in 16, beyond 16 in 32.
     #[test]
     fn gaps_beyond_8_bits_run_in_16() {
         let matrix = ScoreMatrix::by_name("blosum62").unwrap();
-        let db = database((0..40).map(|k| codes(k, 50 + k as usize, 24)).collect());
+        let db = database((0..70).map(|k| codes(k, 50 + k as usize, 24)).collect());
         let query = codes(7, 60, 24);
         let gaps = GapPenalty::new(300, 2).unwrap().kernel_gaps();
         assert!(fits(gaps) && !fits_narrow(gaps));
@@ -726,13 +1053,98 @@ mod tests {
         let matrix = ScoreMatrix::by_name("blosum62").unwrap();
         let query = codes(3, 1_000, 24);
         let profile = sequential_profile(&query, &matrix);
-        let tables = QueryTables::new(&profile, profile.len() / NUM_CODES);
+        let tables = QueryTables::<64>::new(&profile, profile.len() / NUM_CODES);
         assert_eq!(tables.row_table.len(), 1_000);
         assert!(tables.wide.len() <= 24);
-        assert_eq!(working_bytes(1_000), 2 * 1_000 * (32 + 64));
+        assert_eq!(working_bytes(1_000), 2 * 1_000 * (lanes() + 64));
         // BLOSUM62: -4 to 11, so 8-bit lanes are exact up to 255 - 4 - 11.
         let (narrow, limit) = tables.narrow.as_ref().unwrap();
         assert_eq!((limit.bias, limit.exact_up_to), (4, 240));
         assert_eq!(narrow.len(), tables.wide.len());
+    }
+
+    /// Each lookup against the table by code, every code in every lane.
+    #[test]
+    fn the_lookups_read_every_code_in_every_lane() {
+        fn check<const N: usize>()
+        where
+            Portable: Lookup<N>,
+            ShuffleModel: Lookup<N>,
+        {
+            let table = Table::<N>::new(std::array::from_fn(|c| 100 + c as u8));
+            for shift in 0..TABLE_ENTRIES {
+                let codes = Codes::<N>::from_array(std::array::from_fn(|l| {
+                    ((l + shift) % TABLE_ENTRIES) as u8
+                }));
+                let high = codes << Codes::splat(3);
+                let want = codes + Codes::splat(100);
+                let portable = <Portable as Lookup<N>>::bytes(&table, codes, high);
+                assert_eq!(portable, want, "portable, {N} lanes");
+                let model = <ShuffleModel as Lookup<N>>::bytes(&table, codes, high);
+                assert_eq!(model, want, "shuffle model, {N} lanes");
+            }
+        }
+        check::<32>();
+        check::<64>();
+    }
+
+    /// Times every variant this CPU runs on one query against a few
+    /// thousand random sequences, packed in chunks of two vectors of each
+    /// variant's lanes (as the CPU engine packs them), on one thread and on
+    /// all of them: `cargo test -p host --release inter_sequence_narrow --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn time_the_variants() {
+        use rayon::prelude::*;
+        let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+        let seqs: Vec<Vec<u8>> = (0..4_000)
+            .map(|k| codes(k, 50 + (k as usize * 7_919) % 750, 20))
+            .collect();
+        let db = database(seqs);
+        let gaps = GapPenalty::new(11, 1).unwrap().kernel_gaps();
+        let variants = variants();
+        let packed: Vec<Vec<PackedChunk>> = variants
+            .iter()
+            .map(|&(_, lanes, _)| {
+                (0..db.len())
+                    .step_by(2 * lanes)
+                    .map(|first| PackedChunk::pack(&db, first..db.len().min(first + 2 * lanes)))
+                    .collect()
+            })
+            .collect();
+        let threads = rayon::current_num_threads();
+        println!("GCUPS on 1 and {threads} threads");
+        for query_len in [100, 300, 1_000] {
+            let query = codes(1, query_len, 20);
+            let profile = sequential_profile(&query, &matrix);
+            let cells = query_len as f64 * db.total_residues() as f64;
+            // Rounds over every variant in turn, the best of each kept: a
+            // shared machine's slow moments fall on all of them alike.
+            let mut best = vec![(f64::INFINITY, f64::INFINITY); variants.len()];
+            for _ in 0..5 {
+                for ((_, _, variant), (chunks, best)) in
+                    variants.iter().zip(packed.iter().zip(&mut best))
+                {
+                    let start = std::time::Instant::now();
+                    for chunk in chunks {
+                        std::hint::black_box(variant(chunk, &profile, gaps));
+                    }
+                    best.0 = best.0.min(start.elapsed().as_secs_f64());
+                    let start = std::time::Instant::now();
+                    chunks.par_iter().for_each(|chunk| {
+                        std::hint::black_box(variant(chunk, &profile, gaps));
+                    });
+                    best.1 = best.1.min(start.elapsed().as_secs_f64());
+                }
+            }
+            for ((name, lanes, _), (one, all)) in variants.iter().zip(best) {
+                println!(
+                    "query {query_len:>5}  {name:<10} {lanes} lanes  {:6.2}  {:7.2}",
+                    cells / one / 1e9,
+                    cells / all / 1e9
+                );
+            }
+        }
     }
 }
