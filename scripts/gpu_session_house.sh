@@ -8,6 +8,7 @@
 #   bash house.sh before    # 20 queries x half of Swiss-Prot: this build against the one
 #                           # before the pipeline moved (warpsw-before), bench and whole process
 #   bash house.sh side      # sidebyside.sh 20 queries x half of Swiss-Prot (CUDASW++4)
+#   bash house.sh ecoli     # sidebyside.sh 4,136 E. coli proteins x half of Swiss-Prot
 #   bash house.sh cpu       # ssearch36 -T N and warpsw --device cpu --threads N, whole process
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,8 +41,9 @@ step_explain() {
         echo "== --explain $q x sprot_half"
         ./warpsw search -q "$q" -d sprot_half.wsw --explain
     done
+    [ -f uniprot20k.fasta ] || xz -dk uniprot20k.fasta.xz
     echo "== --explain queries.fasta x uniprot20k --device cpu"
-    ./warpsw search -q queries.fasta -d uniprot20k.fasta.gz --explain --device cpu
+    ./warpsw search -q queries.fasta -d uniprot20k.fasta --explain --device cpu
     echo "== examples/search.rs: queries.fasta x sprot_half, first lines"
     /usr/bin/time -f "example: %e s" ./search-example queries.fasta sprot_half.fasta > "$out/example.tsv"
     head -3 "$out/example.tsv"; wc -l < "$out/example.tsv"
@@ -70,9 +72,15 @@ step_side() {
     OUT=$out bash sidebyside.sh queries.fasta sprot_half.fasta 2>&1 | tail -12
 }
 
+step_ecoli() {
+    sprot
+    [ -f ecoli_k12_proteome.fasta ] || xz -dk ecoli_k12_proteome.fasta.xz
+    OUT=$out bash sidebyside.sh ecoli_k12_proteome.fasta sprot_half.fasta 2>&1 | tail -8
+}
+
 step_cpu() {
     n=$(nproc)
-    [ -f uniprot20k.fasta ] || zcat uniprot20k.fasta.gz > uniprot20k.fasta
+    [ -f uniprot20k.fasta ] || xz -dk uniprot20k.fasta.xz
     [ -f ecoli_k12_proteome.fasta ] || xz -dk ecoli_k12_proteome.fasta.xz
     head -n "$(grep -n '^>' ecoli_k12_proteome.fasta | sed -n 201p | cut -d: -f1)" \
         ecoli_k12_proteome.fasta | head -n -1 > ecoli200.fasta
