@@ -357,8 +357,9 @@ pub(crate) trait PairsQueries: Sync {
     ) -> Result<()>;
 
     /// The scores of one chunk against two queries together, as
-    /// [`PairsQueries::launch_pair`] computes them, by the kernel's source on the
-    /// host: each query's own run unless the kernel pairs them.
+    /// [`PairsQueries::launch_pair`] computes them, by the kernel's source
+    /// on the host ([`Kernel::run_emulated_pair`] runs each query alone for
+    /// a family without pairs).
     fn run_emulated_pair(
         &self,
         chunk: &PackedChunk,
