@@ -6,10 +6,10 @@
 
 use std::ops::Range;
 
-use super::{Layout, Placement, SearchOptions, Where, cpu, gpu, resolve};
+use super::{Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
 use crate::db::Database;
 use crate::error::Result;
-use crate::kernel::{Kernel, Plan, Target, inter_sequence_narrow, query_group};
+use crate::kernel::{Kernel, Plan, inter_sequence_narrow, query_group};
 use crate::scoring::Scoring;
 
 /// Query lengths described one by one at most; more are described by
@@ -32,36 +32,45 @@ pub fn explain(
     let gaps = scoring.gaps.kernel_gaps();
     let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
     let mut lines = Vec::new();
-    let devices = match resolve(placement)? {
-        Where::Cpu(notice) => {
-            let plan = Plan::new(options.kernel, Target::Cpu, db, gaps);
-            lines.push(format!(
-                "engine: the CPU, {} threads; {}",
-                rayon::current_num_threads(),
-                cpu_simd()
-            ));
-            if let Some(notice) = notice {
-                lines.push(format!("said: {notice}"));
-            }
-            lines.push(format!("kernel: {plan}"));
-            if plan.kernels() == [Kernel::Simt] {
-                lines.push(
-                    "scores: 8-bit lanes; a vector with a lane that may have saturated runs \
-                     again in 16 bits, a lane beyond 16 bits in 32"
-                        .into(),
-                );
-            }
-            if cpu::swaps_roles(&plan, db.len(), longest) {
+    let (devices, budget, layout, plans, batched) =
+        match SearchPlan::decide(placement, db, scoring, options)? {
+            SearchPlan::Cpu {
+                plan,
+                fell_back: notice,
+            } => {
                 lines.push(format!(
-                    "roles swapped: {} database sequences fill less than a chunk, so the \
-                     queries fill the lanes and each database sequence is their query",
-                    db.len()
+                    "engine: the CPU, {} threads; {}",
+                    rayon::current_num_threads(),
+                    cpu_simd()
                 ));
+                if let Some(notice) = notice {
+                    lines.push(format!("said: {notice}"));
+                }
+                lines.push(format!("kernel: {plan}"));
+                if plan.kernels() == [Kernel::Simt] {
+                    lines.push(
+                        "scores: 8-bit lanes; a vector with a lane that may have saturated runs \
+                     again in 16 bits, a lane beyond 16 bits in 32"
+                            .into(),
+                    );
+                }
+                if cpu::swaps_roles(&plan, db.len(), longest) {
+                    lines.push(format!(
+                        "roles swapped: {} database sequences fill less than a chunk, so the \
+                     queries fill the lanes and each database sequence is their query",
+                        db.len()
+                    ));
+                }
+                return Ok(lines);
             }
-            return Ok(lines);
-        }
-        Where::Gpus(wanted) => gpu::selected_devices(wanted.as_deref())?,
-    };
+            SearchPlan::Gpus {
+                devices,
+                budget,
+                layout,
+                plans,
+                batched,
+            } => (devices, budget, layout, plans, batched),
+        };
     for d in &devices {
         lines.push(format!(
             "GPU {}: {} (compute capability {}.{}, {:.1} GiB)",
@@ -73,8 +82,6 @@ pub fn explain(
         ));
     }
     let ordinals: Vec<usize> = devices.iter().map(|d| d.ordinal).collect();
-    let budget = options.memory.smallest_free(&ordinals)?;
-    let layout = Layout::of(ordinals.len(), budget.holds(db));
     let mib = |bytes: usize| bytes >> 20;
     lines.push(format!(
         "engine: {} (the database takes about {} MiB; {} MiB free{})",
@@ -87,16 +94,13 @@ pub fn explain(
             ""
         }
     ));
-    // `auto` as on the oldest GPU, as the engine says it.
-    let oldest = devices
-        .iter()
-        .min_by_key(|d| d.compute_capability)
-        .expect("selected_devices gives at least one");
-    let target = Target::Gpu {
-        capability: oldest.compute_capability,
-    };
-    let batched = layout == Layout::OneResident && options.batches(scoring);
-    let plan = Plan::for_search(options.kernel, target, db, gaps, batched);
+    // The one GPU's batched plan, else `auto` as on the oldest GPU, as the
+    // engine says it.
+    let oldest = (0..devices.len())
+        .min_by_key(|&k| devices[k].compute_capability)
+        .unwrap_or(0);
+    let plan = batched.clone().unwrap_or_else(|| plans[oldest].clone());
+    let batched = batched.is_some() && options.batches(scoring);
     if let Some(notice) = plan.notice() {
         lines.push(format!("said: {notice}"));
     }

@@ -13,14 +13,16 @@ pub mod explain;
 pub mod gpu;
 pub mod multi;
 pub mod parted;
+pub mod search_plan;
 
 use std::sync::Arc;
 
 use crate::db::Database;
 use crate::dispatch::Policy;
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, KernelChoice, Plan, Target};
+use crate::kernel::{Kernel, KernelChoice, Plan};
 use crate::scoring::Scoring;
+pub use search_plan::{Layout, SearchPlan};
 
 /// Scores a query against a resident database.
 pub trait Engine: Send {
@@ -203,78 +205,6 @@ fn join_notices(first: Option<String>, second: String) -> String {
     }
 }
 
-/// Where a search runs once `Placement::Auto` is resolved.
-enum Where {
-    /// The CPU, with what to say when `auto` fell back to it.
-    Cpu(Option<String>),
-    /// These GPUs (`None`: all).
-    Gpus(Option<Vec<usize>>),
-}
-
-/// `placement` resolved: `Auto` runs on the GPUs when a driver reports
-/// one, else on the CPU (and says why); an error other than a missing
-/// driver or GPU is an error.
-fn resolve(placement: Placement) -> Result<Where> {
-    match placement {
-        Placement::Cpu => Ok(Where::Cpu(None)),
-        Placement::Gpus(wanted) => Ok(Where::Gpus(wanted)),
-        Placement::Auto(wanted) => match gpu::devices() {
-            Ok(_) => Ok(Where::Gpus(wanted)),
-            Err(why @ (Error::NoDriver(_) | Error::NoDevice)) => {
-                Ok(Where::Cpu(Some(format!("{why}; using the CPU"))))
-            }
-            Err(other) => Err(other),
-        },
-    }
-}
-
-/// How the GPUs of a search hold its database.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Layout {
-    /// One GPU, the whole database resident: the only one that pairs and
-    /// batches queries.
-    OneResident,
-    /// One GPU streaming the database in parts.
-    OneStreamed,
-    /// Several GPUs, each holding the database, sharing its chunks.
-    SeveralResident,
-    /// Several GPUs streaming it.
-    SeveralStreamed,
-}
-
-impl Layout {
-    /// The layout of `gpus` GPUs whose smallest memory `holds` the
-    /// database or not.
-    fn of(gpus: usize, holds: bool) -> Layout {
-        match (gpus, holds) {
-            (1, true) => Layout::OneResident,
-            (1, false) => Layout::OneStreamed,
-            (_, true) => Layout::SeveralResident,
-            (_, false) => Layout::SeveralStreamed,
-        }
-    }
-
-    /// In words, for `--explain`.
-    fn describe(self, gpus: usize, options: &SearchOptions) -> String {
-        match self {
-            Layout::OneResident => "one GPU, the database resident".into(),
-            Layout::OneStreamed => {
-                "one GPU, the database streamed in parts (it needs more than half of the \
-                 free memory)"
-                    .into()
-            }
-            Layout::SeveralResident => format!(
-                "{gpus} GPUs, each holding the database, sharing its chunks (--balance {})",
-                options.policy
-            ),
-            Layout::SeveralStreamed => format!(
-                "{gpus} GPUs streaming the database in parts (--balance {})",
-                options.policy
-            ),
-        }
-    }
-}
-
 /// Opens an engine for `db` at `placement`: the CPU, one GPU holding the
 /// database or streaming it in parts, or several GPUs sharing it by
 /// `options.policy`; `auto` becomes each device's [`Plan`] here.
@@ -285,147 +215,134 @@ pub fn open(
     options: &SearchOptions,
 ) -> Result<Opened> {
     let started = std::time::Instant::now();
-    let gaps = scoring.gaps.kernel_gaps();
-    let cpu = |notice| {
-        let plan = Plan::new(options.kernel, Target::Cpu, &db, gaps);
-        let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), plan);
-        let seconds = started.elapsed().as_secs_f64();
-        Ok(Opened {
-            engine: Box::new(engine),
-            notice,
-            upload_seconds: seconds,
-            pack_seconds: Some(seconds),
-            on_gpus: false,
-        })
-    };
-    let gpus = |wanted: Option<Vec<usize>>| -> Result<Opened> {
-        let selected = gpu::selected_devices(wanted.as_deref())?;
-        let plan_for = |device: &gpu::DeviceInfo, batches: bool| {
-            let target = Target::Gpu {
-                capability: device.compute_capability,
-            };
-            Plan::for_search(options.kernel, target, &db, gaps, batches)
+    let (devices, budget, layout, plans, batched) =
+        match SearchPlan::decide(placement, &db, &scoring, options)? {
+            SearchPlan::Cpu { plan, fell_back } => {
+                // What `auto` falling back says, and what it leaves unused.
+                let notice = fell_back.map(|why| {
+                    let on_cpu = || "the search runs on the CPU".to_string();
+                    match unused_query_batch(options, 0, on_cpu) {
+                        Some(unused) => join_notices(Some(why), unused),
+                        None => why,
+                    }
+                });
+                let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), plan);
+                let seconds = started.elapsed().as_secs_f64();
+                return Ok(Opened {
+                    engine: Box::new(engine),
+                    notice,
+                    upload_seconds: seconds,
+                    pack_seconds: Some(seconds),
+                    on_gpus: false,
+                });
+            }
+            SearchPlan::Gpus {
+                devices,
+                budget,
+                layout,
+                plans,
+                batched,
+            } => (devices, budget, layout, plans, batched),
         };
-        let plans: Vec<Plan> = selected.iter().map(|d| plan_for(d, false)).collect();
-        // What the engine says it does: `auto` as on the oldest GPU.
-        let oldest = (0..selected.len())
-            .min_by_key(|&k| selected[k].compute_capability)
-            .ok_or(Error::NoDevice)?;
-        let mut notice = plans[oldest].notice().map(str::to_string);
-        let ordinals: Vec<usize> = selected.iter().map(|d| d.ordinal).collect();
-        // The smallest GPU decides whether the database stays resident.
-        let budget = options.memory.smallest_free(&ordinals)?;
-        let holds = budget.holds(&db);
-        let layout = Layout::of(ordinals.len(), holds);
-        let mut pack_seconds = None;
-        let (engine, upload_seconds): (Box<dyn Engine>, f64) = match layout {
-            Layout::OneResident => {
-                let ordinal = &ordinals[0];
-                // Batches of queries only here: the one GPU that holds
-                // the database scores them.
-                let open = |plan: Plan| {
-                    gpu::GpuEngine::builder(*ordinal, scoring.clone(), plan)
-                        .streams(options.streams)
-                        .pair_queries(options.pair_queries)
-                        .query_batch(options.query_batch)
-                        .database(&db, budget)
-                };
-                let batched = plan_for(&selected[0], options.batches(&scoring));
-                let mut no_room = false;
-                let engine = match open(batched.clone())? {
-                    unbatched if batched != plans[0] && unbatched.query_batch_len() == 0 => {
-                        // The memory holds no batch: the plan of one query
-                        // at a time, the first engine's memory freed first.
-                        drop(unbatched);
-                        no_room = true;
-                        open(plans[0].clone())?
-                    }
-                    engine => engine,
-                };
-                notice = engine.plan().notice().map(str::to_string);
-                let why = || match (options.batches(&scoring), options.kernel) {
-                    (false, _) => {
-                        "these scores do not fit query-group-i16x2's 16-bit update".into()
-                    }
-                    (true, KernelChoice::Auto(auto)) if auto.query_group_max == 0 => {
-                        "--auto-query-group 0 keeps query-group-i16x2 out".into()
-                    }
-                    (true, _)
-                        if !no_room && engine.plan().kernels() != [Kernel::QueryGroupI16x2] =>
-                    {
-                        format!(
-                            "kernel {} scores one query at a time (batches need \
-                         query-group-i16x2 on every chunk: --kernel auto on a database \
-                         of fewer than {} sequences, or --kernel query-group-i16x2)",
-                            engine.plan(),
-                            crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
-                        )
-                    }
-                    (true, _) => "the GPU memory holds no batch".into(),
-                };
-                if let Some(unused) = unused_query_batch(options, engine.query_batch_len(), why) {
-                    notice = Some(join_notices(notice, unused));
+    let selected = &devices;
+    // What the engine says it does: `auto` as on the oldest GPU.
+    let oldest = (0..selected.len())
+        .min_by_key(|&k| selected[k].compute_capability)
+        .ok_or(Error::NoDevice)?;
+    let mut notice = plans[oldest].notice().map(str::to_string);
+    let ordinals: Vec<usize> = selected.iter().map(|d| d.ordinal).collect();
+    let mut pack_seconds = None;
+    let (engine, upload_seconds): (Box<dyn Engine>, f64) = match layout {
+        Layout::OneResident => {
+            let ordinal = &ordinals[0];
+            // Batches of queries only here: the one GPU that holds
+            // the database scores them.
+            let open = |plan: Plan| {
+                gpu::GpuEngine::builder(*ordinal, scoring.clone(), plan)
+                    .streams(options.streams)
+                    .pair_queries(options.pair_queries)
+                    .query_batch(options.query_batch)
+                    .database(&db, budget)
+            };
+            let batched = batched.clone().unwrap_or_else(|| plans[0].clone());
+            let mut no_room = false;
+            let engine = match open(batched.clone())? {
+                unbatched if batched != plans[0] && unbatched.query_batch_len() == 0 => {
+                    // The memory holds no batch: the plan of one query
+                    // at a time, the first engine's memory freed first.
+                    drop(unbatched);
+                    no_room = true;
+                    open(plans[0].clone())?
                 }
-                let seconds = engine.upload_seconds();
-                pack_seconds = Some(engine.pack_seconds());
-                (Box::new(engine), seconds)
-            }
-            Layout::OneStreamed => {
-                let engine = parted::PartedGpuEngine::new(
-                    ordinals[0],
-                    &db,
-                    scoring.clone(),
-                    plans[0].clone(),
-                    budget,
-                )?;
-                (Box::new(engine), started.elapsed().as_secs_f64())
-            }
-            Layout::SeveralResident => {
-                let (engine, seconds) =
-                    multi::open_gpus(&selected, &plans, &db, &scoring, options.policy, budget)?;
-                (Box::new(engine), seconds)
-            }
-            Layout::SeveralStreamed => {
-                let (engine, seconds) = parted::open_streamed_gpus(
-                    &selected,
-                    &plans,
-                    &db,
-                    &scoring,
-                    options.policy,
-                    budget,
-                )?;
-                (Box::new(engine), seconds)
-            }
-        };
-        let elsewhere = || match ordinals.len() {
-            1 => "batches need the whole database on the GPU, and it is streamed in parts".into(),
-            n => format!("batches run on one GPU, and this search runs on {n}"),
-        };
-        if layout != Layout::OneResident
-            && let Some(unused) = unused_query_batch(options, 0, elsewhere)
-        {
-            notice = Some(join_notices(notice, unused));
-        }
-        Ok(Opened {
-            engine,
-            notice,
-            upload_seconds,
-            pack_seconds,
-            on_gpus: true,
-        })
-    };
-    match resolve(placement)? {
-        Where::Gpus(wanted) => gpus(wanted),
-        Where::Cpu(None) => cpu(None),
-        Where::Cpu(Some(fell_back)) => {
-            let on_cpu = || "the search runs on the CPU".to_string();
-            let notice = match unused_query_batch(options, 0, on_cpu) {
-                Some(unused) => join_notices(Some(fell_back), unused),
-                None => fell_back,
+                engine => engine,
             };
-            cpu(Some(notice))
+            notice = engine.plan().notice().map(str::to_string);
+            let why = || match (options.batches(&scoring), options.kernel) {
+                (false, _) => "these scores do not fit query-group-i16x2's 16-bit update".into(),
+                (true, KernelChoice::Auto(auto)) if auto.query_group_max == 0 => {
+                    "--auto-query-group 0 keeps query-group-i16x2 out".into()
+                }
+                (true, _) if !no_room && engine.plan().kernels() != [Kernel::QueryGroupI16x2] => {
+                    format!(
+                        "kernel {} scores one query at a time (batches need \
+                     query-group-i16x2 on every chunk: --kernel auto on a database \
+                     of fewer than {} sequences, or --kernel query-group-i16x2)",
+                        engine.plan(),
+                        crate::kernel::plan::AUTO_BATCH_MAX_SEQUENCES
+                    )
+                }
+                (true, _) => "the GPU memory holds no batch".into(),
+            };
+            if let Some(unused) = unused_query_batch(options, engine.query_batch_len(), why) {
+                notice = Some(join_notices(notice, unused));
+            }
+            let seconds = engine.upload_seconds();
+            pack_seconds = Some(engine.pack_seconds());
+            (Box::new(engine), seconds)
         }
+        Layout::OneStreamed => {
+            let engine = parted::PartedGpuEngine::new(
+                ordinals[0],
+                &db,
+                scoring.clone(),
+                plans[0].clone(),
+                budget,
+            )?;
+            (Box::new(engine), started.elapsed().as_secs_f64())
+        }
+        Layout::SeveralResident => {
+            let (engine, seconds) =
+                multi::open_gpus(selected, &plans, &db, &scoring, options.policy, budget)?;
+            (Box::new(engine), seconds)
+        }
+        Layout::SeveralStreamed => {
+            let (engine, seconds) = parted::open_streamed_gpus(
+                selected,
+                &plans,
+                &db,
+                &scoring,
+                options.policy,
+                budget,
+            )?;
+            (Box::new(engine), seconds)
+        }
+    };
+    let elsewhere = || match ordinals.len() {
+        1 => "batches need the whole database on the GPU, and it is streamed in parts".into(),
+        n => format!("batches run on one GPU, and this search runs on {n}"),
+    };
+    if layout != Layout::OneResident
+        && let Some(unused) = unused_query_batch(options, 0, elsewhere)
+    {
+        notice = Some(join_notices(notice, unused));
     }
+    Ok(Opened {
+        engine,
+        notice,
+        upload_seconds,
+        pack_seconds,
+        on_gpus: true,
+    })
 }
 
 #[cfg(test)]
