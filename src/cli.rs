@@ -165,16 +165,20 @@ pub struct PlacementArgs {
     /// Where to align.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
-    /// GPUs to use: `all` (the default) or a list such as `0,2`. Each holds
-    /// the whole database, chunks spread over them by --balance; a database
-    /// larger than half the smallest GPU's free memory is cut into parts
-    /// that the GPUs share, each streaming what it does not hold.
+    /// GPUs to use: `all` (the default) or a list such as `0,2`. By default
+    /// each holds one part of the database (nearly equal residues) and runs
+    /// the one-GPU engine on it, streaming what its memory does not hold;
+    /// --balance weighted|greedy|dynamic has each hold the whole database
+    /// and share its chunks instead.
     #[arg(long, value_name = "all|LIST")]
     pub devices: Option<String>,
-    /// How chunks are spread over several GPUs: weighted (SW-CUDA: shares by
-    /// measured speed, re-weighted after each query), greedy (NESW: longest
-    /// first to the least-loaded GPU), dynamic (GPUs pull from a queue).
-    #[arg(long, default_value = "dynamic")]
+    /// How several GPUs share a search: split (the database in parts by
+    /// residues, one a GPU, each GPU's part searched as one GPU searches;
+    /// a failed GPU's part is redone on another), or each holding the whole
+    /// database, its chunks spread by weighted (SW-CUDA: shares by measured
+    /// speed, re-weighted after each query), greedy (NESW: longest first to
+    /// the least-loaded GPU) or dynamic (GPUs pull from a queue).
+    #[arg(long, default_value = "split")]
     pub balance: String,
     /// Use at most this much of each GPU's free memory (e.g. `8GiB`,
     /// `500MB`); a database that does not fit is streamed part by part.

@@ -182,7 +182,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         placement: PlacementArgs {
             device: args.device,
             devices: None,
-            balance: "dynamic".into(),
+            balance: "split".into(),
             gpu_memory: None,
             gpu_streams: None,
             one_query_a_launch: false,

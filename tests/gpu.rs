@@ -334,6 +334,64 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
     }
 }
 
+/// The database split (the default with several GPUs), two parts on GPU 0
+/// (`--devices 0,0`), each part's one-GPU engine with its pairs and
+/// batches: against one engine, with seven queries (batches of pairs on
+/// each part, a query beyond 16 bits against its own copy) and then with
+/// one at a time; and a part that is empty (more GPUs than sequences).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_split_parts_on_one_gpu_match_one_engine() {
+    use host::engine::SearchOptions;
+    use host::engine::split::open_split;
+    let mut rng = hay::rng(139);
+    let mut seqs = hay::skewed_sequences(&mut rng, 20_000, 2500, true);
+    let long = hay::random_codes(&mut rng, 4000, false);
+    seqs.push(long.clone()); // 4,000 residues of itself: beyond 16 bits
+    let db = std::sync::Arc::new(hay::database(seqs));
+    let scoring = hay::blosum62(11, 1);
+    let mut queries: Vec<Vec<u8>> = [5, 40, 150, 300, 700, 1500]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    queries.push(long);
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let mut one = host::engine::open(
+        host::engine::Placement::Gpus(Some(vec![0])),
+        db.clone(),
+        scoring.clone(),
+        &SearchOptions::for_queries(queries.len()),
+    )
+    .expect("one GPU opens")
+    .engine;
+    let want = one.score_batch(&batch).expect("one engine scores");
+    drop(one);
+    for (n, options) in [
+        (queries.len(), SearchOptions::for_queries(queries.len())),
+        (1, SearchOptions::for_queries(1)),
+    ] {
+        let (mut split, _) = open_split(&[0, 0], &db, &scoring, &options).expect("parts open");
+        assert!(
+            split.description().starts_with("2 GPUs"),
+            "{}",
+            split.description()
+        );
+        let got: Vec<Vec<i32>> = batch
+            .chunks(n)
+            .flat_map(|b| split.score_batch(b).expect("the parts score"))
+            .collect();
+        assert_eq!(got, want, "batches of {n}");
+        assert!(split.take_warnings().is_empty());
+    }
+    // Fewer sequences than GPUs: one part, the other GPU idle.
+    let tiny = std::sync::Arc::new(hay::database(vec![queries[1].clone()]));
+    let (mut split, _) =
+        open_split(&[0, 0], &tiny, &scoring, &SearchOptions::default()).expect("parts open");
+    let scores = split.score_all(&queries[1]).expect("the part scores");
+    let own = local_score(&queries[1], &queries[1], &scoring.matrix, scoring.gaps);
+    assert_eq!(scores, [own]);
+}
+
 /// Several GPUs sharing a database none of them holds (forced with a small
 /// memory figure): two part workers on GPU 0, every policy, a batch of
 /// queries, against one resident engine.

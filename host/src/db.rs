@@ -20,6 +20,9 @@ pub enum Storage {
     Owned(Arc<Vec<u8>>),
     /// A range of a memory-mapped file.
     Mapped(Arc<memmap2::Mmap>, Range<usize>),
+    /// A range of residues owned by the process and shared with the
+    /// database it is a part of ([`Database::part`]).
+    Shared(Arc<Vec<u8>>, Range<usize>),
 }
 
 impl std::ops::Deref for Storage {
@@ -28,6 +31,7 @@ impl std::ops::Deref for Storage {
         match self {
             Storage::Owned(v) => v,
             Storage::Mapped(map, range) => &map[range.clone()],
+            Storage::Shared(v, range) => &v[range.clone()],
         }
     }
 }
@@ -116,6 +120,52 @@ impl Database {
             offsets,
             original,
         }
+    }
+
+    /// The sequences at sorted positions `range` as a database of their
+    /// own, in the same order, their residues shared with this one (not
+    /// copied); its ids are theirs in that order and its input order is its
+    /// sorted order (as an MPI rank's part of a `.wsw` file).
+    ///
+    /// # Panics
+    /// If `range` is not within `0..self.len()`.
+    pub fn part(&self, range: Range<usize>) -> Database {
+        let (first, last) = (self.offsets[range.start], self.offsets[range.end]);
+        let bytes = first as usize..last as usize;
+        let residues = match &self.residues {
+            Storage::Owned(v) => Storage::Shared(v.clone(), bytes),
+            Storage::Shared(v, r) => {
+                Storage::Shared(v.clone(), r.start + bytes.start..r.start + bytes.end)
+            }
+            Storage::Mapped(m, r) => {
+                Storage::Mapped(m.clone(), r.start + bytes.start..r.start + bytes.end)
+            }
+        };
+        Database {
+            ids: range
+                .clone()
+                .map(|i| self.ids[self.original[i] as usize].clone())
+                .collect(),
+            residues,
+            offsets: self.offsets[range.start..=range.end]
+                .iter()
+                .map(|&o| o - first)
+                .collect(),
+            original: (0..range.len() as u32).collect(),
+        }
+    }
+
+    /// `parts` consecutive ranges of sorted positions covering the
+    /// database, of nearly equal residues each (the boundary nearest each
+    /// share; a part may be empty when sequences are fewer than parts).
+    pub fn residue_parts(&self, parts: usize) -> Vec<Range<usize>> {
+        let offset = |i: usize| self.offsets[i];
+        (0..parts)
+            .map(|k| {
+                crate::dbfile::split::split_point(offset, self.len(), k, parts)
+                    ..crate::dbfile::split::split_point(offset, self.len(), k + 1, parts)
+            })
+            .collect()
     }
 
     /// Number of sequences.

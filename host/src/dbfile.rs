@@ -58,7 +58,7 @@ use crate::alphabet::{LETTERS, NUM_RESIDUES};
 use crate::db::{Database, Storage};
 use crate::error::{Error, Result};
 
-mod split;
+pub(crate) mod split;
 pub use split::{Checksum, Part, SplitFile};
 
 /// The first eight bytes of every `.wsw` file.

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use host::db::Database;
+use host::dispatch::Policy;
 use host::engine::gpu::MemoryCap;
 use host::engine::{Placement, SearchOptions};
 use host::fasta::{Record, duplicate_id, read_fasta};
@@ -81,7 +82,16 @@ pub fn placement(
     }
     let options = SearchOptions {
         kernel,
-        policy: args.balance.parse()?,
+        split: args.balance.eq_ignore_ascii_case("split"),
+        policy: match args.balance.eq_ignore_ascii_case("split") {
+            true => Policy::default(),
+            false => args.balance.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "unknown dispatch policy '{}'; policies: split, weighted, greedy, dynamic",
+                    args.balance
+                )
+            })?,
+        },
         memory: MemoryCap::new(args.gpu_memory),
         streams: usize::from(
             args.gpu_streams

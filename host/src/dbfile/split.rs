@@ -220,7 +220,7 @@ impl SplitFile {
 /// The first sorted position of part `k` of `parts` over `n` sequences
 /// whose residue offsets `offset(0..=n)` rise: the boundary nearest to
 /// `k·total/parts` residues, the lower one on a tie.
-pub(super) fn split_point(
+pub(crate) fn split_point(
     offset: impl Fn(usize) -> u64,
     n: usize,
     k: usize,

@@ -94,6 +94,31 @@ pub fn explain(
             ""
         }
     ));
+    if layout == Layout::Split {
+        // Each part as its GPU's engine will search it.
+        for (k, (range, ordinal)) in db
+            .residue_parts(ordinals.len())
+            .into_iter()
+            .zip(&ordinals)
+            .enumerate()
+            .filter(|(_, (r, _))| !r.is_empty())
+        {
+            let part = db.part(range.clone());
+            lines.push(format!(
+                "part {k}: sorted sequences {} to {} ({} residues) on GPU {ordinal}",
+                range.start,
+                range.end - 1,
+                part.total_residues()
+            ));
+            let one = Placement::Gpus(Some(vec![*ordinal]));
+            for line in explain(one, &part, scoring, options, query_lengths)? {
+                if !line.starts_with("GPU ") {
+                    lines.push(format!("  {line}"));
+                }
+            }
+        }
+        return Ok(lines);
+    }
     // The one GPU's batched plan, else `auto` as on the oldest GPU, as the
     // engine says it.
     let oldest = (0..devices.len())
@@ -107,7 +132,7 @@ pub fn explain(
     lines.push(format!("kernels: {plan}"));
     let limits = match layout {
         Layout::OneResident | Layout::SeveralResident => budget.resident_chunks(db)?,
-        Layout::OneStreamed | Layout::SeveralStreamed => budget.streamed_chunks(),
+        Layout::OneStreamed | Layout::SeveralStreamed | Layout::Split => budget.streamed_chunks(),
     };
     let chunks = gpu::resident::plan_for(&plan, db, limits);
     lines.push(format!(

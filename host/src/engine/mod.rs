@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod multi;
 pub mod parted;
 pub mod search_plan;
+pub mod split;
 
 use std::sync::Arc;
 
@@ -124,7 +125,12 @@ pub struct Opened {
 pub struct SearchOptions {
     /// `--kernel` (with `auto`'s options).
     pub kernel: KernelChoice,
-    /// How several GPUs share the work (`--balance`).
+    /// Whether several GPUs split the database, each running the one-GPU
+    /// engine on its part (`--balance split`, the default; [`split`]),
+    /// rather than share its chunks by [`SearchOptions::policy`].
+    pub split: bool,
+    /// How several GPUs share the chunks when they do not split the
+    /// database (`--balance weighted|greedy|dynamic`).
     pub policy: Policy,
     /// The GPU memory plans may use (`--gpu-memory`).
     pub memory: gpu::MemoryCap,
@@ -173,6 +179,7 @@ impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions {
             kernel: KernelChoice::default(),
+            split: true,
             policy: Policy::default(),
             memory: gpu::MemoryCap::default(),
             streams: usize::from(gpu::DEFAULT_GPU_STREAMS),
@@ -326,12 +333,17 @@ pub fn open(
             )?;
             (Box::new(engine), seconds)
         }
+        Layout::Split => {
+            let (engine, said) = split::open_split(&ordinals, &db, &scoring, options)?;
+            notice = said;
+            (Box::new(engine), started.elapsed().as_secs_f64())
+        }
     };
     let elsewhere = || match ordinals.len() {
         1 => "batches need the whole database on the GPU, and it is streamed in parts".into(),
         n => format!("batches run on one GPU, and this search runs on {n}"),
     };
-    if layout != Layout::OneResident
+    if !matches!(layout, Layout::OneResident | Layout::Split)
         && let Some(unused) = unused_query_batch(options, 0, elsewhere)
     {
         notice = Some(join_notices(notice, unused));

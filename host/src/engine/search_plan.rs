@@ -77,7 +77,7 @@ impl SearchPlan {
         let ordinals: Vec<usize> = devices.iter().map(|d| d.ordinal).collect();
         // The smallest GPU decides whether the database stays resident.
         let budget = options.memory.smallest_free(&ordinals)?;
-        let layout = Layout::of(ordinals.len(), budget.holds(db));
+        let layout = Layout::of(ordinals.len(), budget.holds(db), options.split);
         let batched = (layout == Layout::OneResident)
             .then(|| plan_for(&devices[0], options.batches(scoring)));
         Ok(SearchPlan::Gpus {
@@ -127,15 +127,19 @@ pub enum Layout {
     SeveralResident,
     /// Several GPUs streaming it.
     SeveralStreamed,
+    /// Several GPUs, one part of the database each, each running the
+    /// one-GPU engine on its part (resident or streamed by its own memory).
+    Split,
 }
 
 impl Layout {
     /// The layout of `gpus` GPUs whose smallest memory `holds` the
-    /// database or not.
-    pub fn of(gpus: usize, holds: bool) -> Layout {
+    /// database or not, `split` between them or not.
+    pub fn of(gpus: usize, holds: bool, split: bool) -> Layout {
         match (gpus, holds) {
             (1, true) => Layout::OneResident,
             (1, false) => Layout::OneStreamed,
+            _ if split => Layout::Split,
             (_, true) => Layout::SeveralResident,
             (_, false) => Layout::SeveralStreamed,
         }
@@ -157,6 +161,10 @@ impl Layout {
             Layout::SeveralStreamed => format!(
                 "{gpus} GPUs streaming the database in parts (--balance {})",
                 options.policy
+            ),
+            Layout::Split => format!(
+                "{gpus} GPUs, the database split by residues, one part each, each GPU \
+                 running the one-GPU engine on its part"
             ),
         }
     }

@@ -1,0 +1,516 @@
+//! Several GPUs as one, the database split: each GPU holds one part of
+//! the sorted database (nearly equal residues, [`Database::residue_parts`])
+//! and runs the one-GPU engine on it — its kernels, query pairs and
+//! batches, streams, overflow rescue and progress, resident or streamed by
+//! its own memory — as an MPI rank runs its part. This layer only shares
+//! out each batch of queries, gathers the parts' scores in sorted order and
+//! redoes a part whose GPU fails on another GPU.
+//!
+//! The parts are contiguous ranges of sorted positions, so the whole
+//! database's scores of a query are the parts' scores one after another.
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use super::{Engine, Placement, SearchOptions};
+use crate::db::Database;
+use crate::error::{Error, Result};
+use crate::scoring::Scoring;
+
+/// Opens the engine of one part on a GPU: `(part, ordinals to avoid)` →
+/// the GPU it chose and its engine.
+pub type Reopen = Box<dyn FnMut(usize, &[usize]) -> Result<(usize, Box<dyn Engine>)> + Send>;
+
+/// One part of the database and the engine that scores it.
+struct Part {
+    /// Its sorted positions in the whole database.
+    range: Range<usize>,
+    /// The GPU it runs on.
+    ordinal: usize,
+    engine: Box<dyn Engine>,
+}
+
+/// The engine of several GPUs, one part of the database each (module
+/// docs).
+pub struct SplitEngine {
+    parts: Vec<Part>,
+    /// Opens a part again elsewhere when its GPU fails.
+    reopen: Reopen,
+    /// GPUs that have failed.
+    failed: Vec<usize>,
+    warnings: Vec<String>,
+}
+
+impl SplitEngine {
+    /// The engine of `parts`: each part's sorted positions, its GPU and its
+    /// engine (opened on that part alone), in order and covering the
+    /// database; `reopen` opens a part again on another GPU.
+    ///
+    /// # Errors
+    /// An internal error if the parts are not consecutive from 0.
+    pub fn new(
+        parts: Vec<(Range<usize>, usize, Box<dyn Engine>)>,
+        reopen: Reopen,
+    ) -> Result<SplitEngine> {
+        let mut next = 0;
+        for (range, ..) in &parts {
+            if range.start != next {
+                return Err(Error::Internal(format!(
+                    "split parts are not consecutive: {range:?} after {next}"
+                )));
+            }
+            next = range.end;
+        }
+        Ok(SplitEngine {
+            parts: parts
+                .into_iter()
+                .map(|(range, ordinal, engine)| Part {
+                    range,
+                    ordinal,
+                    engine,
+                })
+                .collect(),
+            reopen,
+            failed: Vec::new(),
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// Opens `db` split over the GPUs `ordinals`: a part of nearly equal
+/// residues each (a GPU gets none when there are fewer sequences than
+/// GPUs), each part's one-GPU engine opened side by side
+/// ([`super::open`] on that GPU alone, with `options`); a part whose GPU
+/// fails later is opened again on the first other GPU that takes it.
+/// Returns the engine and what the first part's engine says of its plan.
+///
+/// # Errors
+/// A part that cannot be opened on its GPU (its error, naming the GPU).
+pub fn open_split(
+    ordinals: &[usize],
+    db: &Arc<Database>,
+    scoring: &Scoring,
+    options: &SearchOptions,
+) -> Result<(SplitEngine, Option<String>)> {
+    let ranges = db.residue_parts(ordinals.len().max(1));
+    let open_part = {
+        let (db, scoring, options) = (db.clone(), scoring.clone(), options.clone());
+        move |ordinal: usize, range: Range<usize>| -> Result<super::Opened> {
+            let part = Arc::new(db.part(range));
+            super::open(
+                Placement::Gpus(Some(vec![ordinal])),
+                part,
+                scoring.clone(),
+                &options,
+            )
+        }
+    };
+    // Every part but the empty ones (all of them empty: the first), each
+    // on its GPU.
+    let mut wanted: Vec<(Range<usize>, usize)> = ranges
+        .iter()
+        .zip(ordinals)
+        .filter(|(r, _)| !r.is_empty())
+        .map(|(r, &o)| (r.clone(), o))
+        .collect();
+    if wanted.is_empty() {
+        wanted.push((0..0, ordinals[0]));
+    }
+    let opened: Vec<Result<super::Opened>> = std::thread::scope(|s| {
+        let handles: Vec<_> = wanted
+            .iter()
+            .map(|(range, ordinal)| {
+                let open_part = &open_part;
+                s.spawn(move || open_part(*ordinal, range.clone()))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut notice = None;
+    let mut parts = Vec::with_capacity(wanted.len());
+    for ((range, ordinal), opened) in wanted.iter().zip(opened) {
+        let opened = opened?;
+        notice = notice.or(opened.notice);
+        parts.push((range.clone(), *ordinal, opened.engine));
+    }
+    let every_gpu = ordinals.to_vec();
+    let part_ranges: Vec<Range<usize>> = wanted.into_iter().map(|(r, _)| r).collect();
+    let reopen: Reopen = Box::new(move |k, failed| {
+        let mut why = Vec::new();
+        for &ordinal in every_gpu.iter().filter(|o| !failed.contains(o)) {
+            match open_part(ordinal, part_ranges[k].clone()) {
+                Ok(opened) => return Ok((ordinal, opened.engine)),
+                Err(e) => why.push(format!("GPU {ordinal}: {e}")),
+            }
+        }
+        Err(Error::AllDevicesFailed(match why.is_empty() {
+            true => "no GPU is left".into(),
+            false => why.join("; "),
+        }))
+    });
+    Ok((SplitEngine::new(parts, reopen)?, notice))
+}
+
+impl Engine for SplitEngine {
+    fn description(&self) -> String {
+        let each: Vec<String> = self
+            .parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} sequences ({} residues) on {}",
+                    p.range.len(),
+                    p.engine.database_residues(),
+                    p.engine.description()
+                )
+            })
+            .collect();
+        format!(
+            "{} GPUs, the database split by residues: {}",
+            self.parts.len(),
+            each.join("; ")
+        )
+    }
+
+    fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+        let mut scores = self.score_batch(&[query])?;
+        Ok(scores.pop().unwrap_or_default())
+    }
+
+    /// The smallest of the parts' batches: every part scores the same
+    /// queries at once.
+    fn batch_len(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| p.engine.batch_len())
+            .min()
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    fn score_batch(&mut self, queries: &[&[u8]]) -> Result<Vec<Vec<i32>>> {
+        self.score_batch_reporting(queries, &|_| {})
+    }
+
+    /// Every part scores the batch on its own thread; a part whose GPU
+    /// fails is opened again on another GPU (once a batch, by `reopen`)
+    /// and scores the batch there; the parts' cells it had reported are
+    /// not reported again.
+    fn score_batch_reporting(
+        &mut self,
+        queries: &[&[u8]],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        // Cells each part reported, so that a redone part's are not
+        // counted twice.
+        let reported: Vec<Mutex<u64>> = self.parts.iter().map(|_| Mutex::new(0)).collect();
+        let results: Vec<Result<Vec<Vec<i32>>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .parts
+                .iter_mut()
+                .zip(&reported)
+                .map(|(part, reported)| {
+                    s.spawn(move || {
+                        let tell = |cells: u64| {
+                            *reported.lock().unwrap_or_else(|e| e.into_inner()) += cells;
+                            progress(cells);
+                        };
+                        part.engine.score_batch_reporting(queries, &tell)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut per_part = Vec::with_capacity(self.parts.len());
+        for (k, result) in results.into_iter().enumerate() {
+            let scores = match result {
+                Ok(scores) => scores,
+                Err(error) => self.redo(k, queries, error, &reported[k], progress)?,
+            };
+            check_part(&scores, queries.len(), self.parts[k].range.len())?;
+            per_part.push(scores);
+        }
+        // Each query's scores: the parts' one after another.
+        let total = self.parts.last().map_or(0, |p| p.range.end);
+        let mut all: Vec<Vec<i32>> = (0..queries.len())
+            .map(|_| Vec::with_capacity(total))
+            .collect();
+        for part in per_part {
+            for (query, scores) in all.iter_mut().zip(part) {
+                query.extend(scores);
+            }
+        }
+        Ok(all)
+    }
+
+    fn database_residues(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.engine.database_residues())
+            .sum()
+    }
+
+    fn kernel_resources(&self) -> Result<Option<super::gpu::KernelResources>> {
+        match self.parts.first() {
+            Some(p) => p.engine.kernel_resources(),
+            None => Ok(None),
+        }
+    }
+
+    fn entry_points(&self) -> Result<Vec<super::gpu::EntryPointUse>> {
+        match self.parts.first() {
+            Some(p) => p.engine.entry_points(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        let mut warnings = std::mem::take(&mut self.warnings);
+        for part in &mut self.parts {
+            warnings.extend(part.engine.take_warnings());
+        }
+        warnings
+    }
+}
+
+impl SplitEngine {
+    /// Part `k` failed with `error` on this batch: its GPU is given up, the
+    /// part opened again on another GPU and the batch scored there; the
+    /// cells it had reported before failing are not reported again.
+    fn redo(
+        &mut self,
+        k: usize,
+        queries: &[&[u8]],
+        error: Error,
+        reported: &Mutex<u64>,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
+        let lost = self.parts[k].ordinal;
+        if !self.failed.contains(&lost) {
+            self.failed.push(lost);
+        }
+        let (ordinal, engine) = (self.reopen)(k, &self.failed).map_err(|again| {
+            Error::AllDevicesFailed(format!(
+                "GPU {lost} failed ({error}), and its part of the database could not be \
+                 opened on another GPU: {again}"
+            ))
+        })?;
+        self.warnings.push(format!(
+            "GPU {lost} failed ({error}); its part of the database ({} sequences) is searched \
+             on GPU {ordinal} from now on",
+            self.parts[k].range.len()
+        ));
+        let part = &mut self.parts[k];
+        part.ordinal = ordinal;
+        part.engine = engine;
+        let already = *reported.lock().unwrap_or_else(|e| e.into_inner());
+        let left = std::sync::atomic::AtomicU64::new(already);
+        // Report only what the failed run had not.
+        let tell = |cells: u64| {
+            let skip = left
+                .fetch_update(
+                    std::sync::atomic::Ordering::Relaxed,
+                    std::sync::atomic::Ordering::Relaxed,
+                    |l| Some(l.saturating_sub(cells)),
+                )
+                .unwrap_or(0);
+            progress(cells.saturating_sub(skip));
+        };
+        part.engine.score_batch_reporting(queries, &tell)
+    }
+}
+
+/// A part's scores are one vector a query, one score a sequence of the
+/// part.
+fn check_part(scores: &[Vec<i32>], queries: usize, sequences: usize) -> Result<()> {
+    if scores.len() == queries && scores.iter().all(|s| s.len() == sequences) {
+        Ok(())
+    } else {
+        Err(Error::Internal(format!(
+            "a part of {sequences} sequences gave {} score vectors for {queries} queries",
+            scores.len()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::db::Database;
+    use crate::engine::cpu::CpuEngine;
+    use crate::kernel::{Kernel, Plan};
+    use crate::scoring::Scoring;
+
+    /// A CPU engine that fails its `fail_at`-th batch (counted from 1).
+    struct Failing {
+        inner: CpuEngine,
+        batches: Arc<AtomicUsize>,
+        fail_at: usize,
+    }
+
+    impl Engine for Failing {
+        fn description(&self) -> String {
+            "failing".into()
+        }
+        fn score_all(&mut self, query: &[u8]) -> Result<Vec<i32>> {
+            self.inner.score_all(query)
+        }
+        fn score_batch_reporting(
+            &mut self,
+            queries: &[&[u8]],
+            progress: &(dyn Fn(u64) + Sync),
+        ) -> Result<Vec<Vec<i32>>> {
+            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
+                // Half of its cells reported before it fails.
+                progress(crate::engine::batch_cells(queries, self.database_residues()) / 2);
+                return Err(Error::Internal("the device fell off the bus".into()));
+            }
+            self.inner.score_batch_reporting(queries, progress)
+        }
+        fn database_residues(&self) -> u64 {
+            self.inner.database_residues()
+        }
+    }
+
+    fn database(n: usize, seed: u64) -> Database {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let records = (0..n)
+            .map(|i| {
+                let len = rng.random_range(1..400);
+                let codes = (0..len)
+                    .map(|_| rng.random_range(0..20u8))
+                    .collect::<Vec<_>>();
+                crate::db::tests::record(&format!("s{i}"), &codes)
+            })
+            .collect();
+        Database::from_records(records)
+    }
+
+    fn cpu(db: Database) -> CpuEngine {
+        CpuEngine::new(Arc::new(db), Scoring::default(), Plan::one(Kernel::Simt))
+    }
+
+    #[test]
+    fn parts_score_as_the_whole_database_and_a_failed_part_is_redone() {
+        let db = database(700, 39);
+        let queries: Vec<Vec<u8>> = (0..5).map(|q| db.sequence(q * 97).to_vec()).collect();
+        let queries: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+        let whole = cpu(db.clone()).score_batch(&queries).unwrap();
+        for parts in [1, 2, 3, 800] {
+            for fail_at in [None, Some(1), Some(2)] {
+                let ranges = db.residue_parts(parts);
+                assert_eq!(ranges.len(), parts);
+                assert_eq!(ranges.last().unwrap().end, db.len());
+                let batches = Arc::new(AtomicUsize::new(0));
+                let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| {
+                        let inner = cpu(db.part(r.clone()));
+                        let engine: Box<dyn Engine> = match (k, fail_at) {
+                            (0, Some(fail_at)) => Box::new(Failing {
+                                inner,
+                                batches: batches.clone(),
+                                fail_at,
+                            }),
+                            _ => Box::new(inner),
+                        };
+                        (r.clone(), k, engine)
+                    })
+                    .collect();
+                let (whole_db, parts_of) = (db.clone(), ranges.clone());
+                let reopened = Arc::new(AtomicUsize::new(0));
+                let counted = reopened.clone();
+                let reopen: Reopen = Box::new(move |k, failed| {
+                    assert_eq!(failed, [0], "only GPU 0 fails");
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    let engine: Box<dyn Engine> = Box::new(cpu(whole_db.part(parts_of[k].clone())));
+                    Ok((99, engine))
+                });
+                let mut split = SplitEngine::new(opened, reopen).unwrap();
+                let cells = AtomicU64::new(0);
+                let progress = |c: u64| {
+                    cells.fetch_add(c, Ordering::SeqCst);
+                };
+                let case = format!("{parts} parts, failing at {fail_at:?}");
+                for round in 0..2 {
+                    let scores = split.score_batch_reporting(&queries, &progress).unwrap();
+                    assert_eq!(scores, whole, "{case}, round {round}");
+                }
+                let expected = 2 * crate::engine::batch_cells(&queries, db.total_residues());
+                assert_eq!(cells.load(Ordering::SeqCst), expected, "{case}");
+                let redone = usize::from(fail_at.is_some());
+                assert_eq!(reopened.load(Ordering::SeqCst), redone, "{case}");
+                assert_eq!(split.take_warnings().len(), redone, "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_redone_fails_the_search_naming_both_errors() {
+        let db = database(100, 7);
+        let ranges = db.residue_parts(2);
+        let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
+            (
+                ranges[0].clone(),
+                0,
+                Box::new(Failing {
+                    inner: cpu(db.part(ranges[0].clone())),
+                    batches: Arc::new(AtomicUsize::new(0)),
+                    fail_at: 1,
+                }),
+            ),
+            (
+                ranges[1].clone(),
+                1,
+                Box::new(cpu(db.part(ranges[1].clone()))),
+            ),
+        ];
+        let reopen: Reopen = Box::new(|_, _| Err(Error::Internal("no GPU has room for it".into())));
+        let mut split = SplitEngine::new(opened, reopen).unwrap();
+        let error = split
+            .score_batch(&[db.sequence(0)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("fell off the bus") && error.contains("no GPU has room"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_part_is_the_sequences_of_its_range_in_order() {
+        let db = database(50, 3);
+        for range in [0..0, 0..50, 10..11, 7..33] {
+            let part = db.part(range.clone());
+            assert_eq!(part.len(), range.len());
+            for (i, sorted) in range.clone().enumerate() {
+                assert_eq!(part.sequence(i), db.sequence(sorted));
+                assert_eq!(part.id(i), db.id(db.original_index(sorted)));
+            }
+            let nested = part.part(part.len() / 2..part.len());
+            for i in 0..nested.len() {
+                assert_eq!(
+                    nested.sequence(i),
+                    db.sequence(range.start + part.len() / 2 + i)
+                );
+            }
+        }
+    }
+}
