@@ -9,6 +9,8 @@
 #                           # before the pipeline moved (warpsw-before), bench and whole process
 #   bash house.sh side      # sidebyside.sh 20 queries x half of Swiss-Prot (CUDASW++4)
 #   bash house.sh ecoli     # sidebyside.sh 4,136 E. coli proteins x half of Swiss-Prot
+#   bash house.sh split     # the database split over "two GPUs" (--devices 0,0): GPU tests,
+#                           # --explain, and the search's output against one GPU's, byte for byte
 #   bash house.sh cpu       # ssearch36 -T N and warpsw --device cpu --threads N, whole process
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +78,23 @@ step_ecoli() {
     sprot
     [ -f ecoli_k12_proteome.fasta ] || xz -dk ecoli_k12_proteome.fasta.xz
     OUT=$out bash sidebyside.sh ecoli_k12_proteome.fasta sprot_half.fasta 2>&1 | tail -8
+}
+
+step_split() {
+    ./warpsw-tests --ignored --test-threads 1 gpu_split_parts_on_one_gpu_match_one_engine \
+        gpu_two_workers_on_one_gpu_match_one_engine gpu_adversarial_cases \
+        gpu_query_batches_match_the_reference 2>&1 | tail -8
+    [ -f uniprot20k.fasta ] || xz -dk uniprot20k.fasta.xz
+    ./warpsw makedb uniprot20k.fasta -o u20k.wsw > /dev/null
+    ./warpsw search -q queries.fasta -d u20k.wsw --devices 0,0 --explain | head -30
+    for devices in 0 0,0; do
+        for round in 1 2; do
+            /usr/bin/time -f "--devices $devices whole process %e s" ./warpsw search -q queries.fasta \
+                -d u20k.wsw --devices "$devices" -o "$out/split_$devices.tsv" 2>&1 | tail -2 | cut -c1-400
+        done
+    done
+    cmp "$out/split_0.tsv" "$out/split_0,0.tsv" && echo "--devices 0,0 output = --devices 0 output"
+    rm -f "$out"/split_*.tsv
 }
 
 step_cpu() {
