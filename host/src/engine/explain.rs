@@ -142,11 +142,12 @@ pub fn explain(
     ));
     let queries_together = match (batched, plan.kernels() == [Kernel::QueryGroupI16x2]) {
         (true, true) => format!(
-            "queries: in batches of pairs, one launch sequence a batch ({} queries a batch \
-             at most, as the memory allows; one at a time if it holds no batch)",
-            options
-                .query_batch
-                .map_or("as many as fill the GPU".to_string(), |b| b.to_string())
+            "queries: in batches of pairs, one launch sequence a batch ({}, as the memory \
+             allows; one at a time if it holds no batch)",
+            options.query_batch.map_or(
+                "as many queries a batch as fill the GPU".to_string(),
+                |b| format!("{b} queries a batch at most")
+            )
         ),
         _ if options.pair_queries && layout == Layout::OneResident => {
             "queries: two a launch where a chunk's kernel pairs them (its cost model, chunk by \
