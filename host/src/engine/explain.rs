@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::{Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
+use super::{GpuPlan, Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
 use crate::db::Database;
 use crate::error::Result;
 use crate::kernel::{Kernel, Plan, inter_sequence_narrow, query_group};
@@ -63,13 +63,13 @@ pub fn explain(
                 }
                 return Ok(lines);
             }
-            SearchPlan::Gpus {
+            SearchPlan::Gpus(GpuPlan {
                 devices,
                 budget,
                 layout,
                 plans,
                 batched,
-            } => (devices, budget, layout, plans, batched),
+            }) => (devices, budget, layout, plans, batched),
         };
     for d in &devices {
         lines.push(format!(

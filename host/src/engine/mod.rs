@@ -23,7 +23,7 @@ use crate::dispatch::Policy;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, KernelChoice, Plan};
 use crate::scoring::Scoring;
-pub use search_plan::{Layout, SearchPlan};
+pub use search_plan::{GpuPlan, Layout, SearchPlan};
 
 /// Scores a query against a resident database.
 pub trait Engine: Send {
@@ -243,13 +243,13 @@ pub fn open(
                     on_gpus: false,
                 });
             }
-            SearchPlan::Gpus {
+            SearchPlan::Gpus(GpuPlan {
                 devices,
                 budget,
                 layout,
                 plans,
                 batched,
-            } => (devices, budget, layout, plans, batched),
+            }) => (devices, budget, layout, plans, batched),
         };
     let selected = &devices;
     // What the engine says it does: `auto` as on the oldest GPU.

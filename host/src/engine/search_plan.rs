@@ -24,20 +24,24 @@ pub enum SearchPlan {
         fell_back: Option<String>,
     },
     /// On GPUs.
-    Gpus {
-        /// The GPUs.
-        devices: Vec<DeviceInfo>,
-        /// The smallest GPU's free memory, within `--gpu-memory`.
-        budget: Budget,
-        /// How they hold the database.
-        layout: Layout,
-        /// Each GPU's plan for one query at a time.
-        plans: Vec<Plan>,
-        /// The one GPU's plan when it may score the queries in batches
-        /// ([`Layout::OneResident`] and [`SearchOptions::batches`]); it
-        /// falls back to `plans[0]` when its memory holds no batch.
-        batched: Option<Plan>,
-    },
+    Gpus(GpuPlan),
+}
+
+/// Where and how a search runs on GPUs.
+#[derive(Clone, Debug)]
+pub struct GpuPlan {
+    /// The GPUs.
+    pub devices: Vec<DeviceInfo>,
+    /// The smallest GPU's free memory, within `--gpu-memory`.
+    pub budget: Budget,
+    /// How they hold the database.
+    pub layout: Layout,
+    /// Each GPU's plan for one query at a time.
+    pub plans: Vec<Plan>,
+    /// The one GPU's plan when it may score the queries in batches
+    /// ([`Layout::OneResident`] and [`SearchOptions::batches`]); it falls
+    /// back to `plans[0]` when its memory holds no batch.
+    pub batched: Option<Plan>,
 }
 
 impl SearchPlan {
@@ -80,13 +84,13 @@ impl SearchPlan {
         let layout = Layout::of(ordinals.len(), budget.holds(db), options.split);
         let batched = (layout == Layout::OneResident)
             .then(|| plan_for(&devices[0], options.batches(scoring)));
-        Ok(SearchPlan::Gpus {
+        Ok(SearchPlan::Gpus(GpuPlan {
             devices,
             budget,
             layout,
             plans,
             batched,
-        })
+        }))
     }
 }
 
@@ -193,9 +197,9 @@ mod tests {
             (Err(_), SearchPlan::Cpu { fell_back, .. }) => {
                 assert!(fell_back.unwrap().ends_with("using the CPU"));
             }
-            (Ok(found), SearchPlan::Gpus { devices, plans, .. }) => {
-                assert_eq!(devices.len(), found.len());
-                assert_eq!(plans.len(), found.len());
+            (Ok(found), SearchPlan::Gpus(gpus)) => {
+                assert_eq!(gpus.devices.len(), found.len());
+                assert_eq!(gpus.plans.len(), found.len());
             }
             (found, decided) => panic!("devices {:?}, decided {decided:?}", found.map(|d| d.len())),
         }

@@ -124,13 +124,7 @@ pub fn open_split(
                 s.spawn(move || open_part(*ordinal, range.clone()))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        join_all(handles)
     });
     let mut notice = None;
     let mut parts = Vec::with_capacity(wanted.len());
@@ -225,13 +219,7 @@ impl Engine for SplitEngine {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
+            join_all(handles)
         });
         let mut per_part = Vec::with_capacity(self.parts.len());
         for (k, result) in results.into_iter().enumerate() {
@@ -330,6 +318,17 @@ impl SplitEngine {
         };
         part.engine.score_batch_reporting(queries, &tell)
     }
+}
+
+/// Each thread's result, in order; a thread's panic goes on in this one.
+fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .collect()
 }
 
 /// A part's scores are one vector a query, one score a sequence of the
