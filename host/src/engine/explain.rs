@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::{GpuPlan, Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
+use super::{Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
 use crate::db::Database;
 use crate::error::Result;
 use crate::kernel::{Kernel, Plan, inter_sequence_narrow, query_group};
@@ -32,46 +32,40 @@ pub fn explain(
     let gaps = scoring.gaps.kernel_gaps();
     let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
     let mut lines = Vec::new();
-    let (devices, budget, layout, plans, batched) =
-        match SearchPlan::decide(placement, db, scoring, options)? {
-            SearchPlan::Cpu {
-                plan,
-                fell_back: notice,
-            } => {
-                lines.push(format!(
-                    "engine: the CPU, {} threads; {}",
-                    rayon::current_num_threads(),
-                    cpu_simd()
-                ));
-                if let Some(notice) = notice {
-                    lines.push(format!("said: {notice}"));
-                }
-                lines.push(format!("kernel: {plan}"));
-                if plan.kernels() == [Kernel::Simt] {
-                    lines.push(
-                        "scores: 8-bit lanes; a vector with a lane that may have saturated runs \
-                     again in 16 bits, a lane beyond 16 bits in 32"
-                            .into(),
-                    );
-                }
-                if cpu::swaps_roles(&plan, db.len(), longest) {
-                    lines.push(format!(
-                        "roles swapped: {} database sequences fill less than a chunk, so the \
-                     queries fill the lanes and each database sequence is their query",
-                        db.len()
-                    ));
-                }
-                return Ok(lines);
+    let gpus = match SearchPlan::decide(placement, db, scoring, options)? {
+        SearchPlan::Cpu {
+            plan,
+            fell_back: notice,
+        } => {
+            lines.push(format!(
+                "engine: the CPU, {} threads; {}",
+                rayon::current_num_threads(),
+                cpu_simd()
+            ));
+            if let Some(notice) = notice {
+                lines.push(format!("said: {notice}"));
             }
-            SearchPlan::Gpus(GpuPlan {
-                devices,
-                budget,
-                layout,
-                plans,
-                batched,
-            }) => (devices, budget, layout, plans, batched),
-        };
-    for d in &devices {
+            lines.push(format!("kernel: {plan}"));
+            if plan.kernels() == [Kernel::Simt] {
+                lines.push(
+                    "scores: 8-bit lanes; a vector with a lane that may have saturated runs \
+                     again in 16 bits, a lane beyond 16 bits in 32"
+                        .into(),
+                );
+            }
+            if cpu::swaps_roles(&plan, db.len(), longest) {
+                lines.push(format!(
+                    "roles swapped: {} database sequences fill less than a chunk, so the \
+                     queries fill the lanes and each database sequence is their query",
+                    db.len()
+                ));
+            }
+            return Ok(lines);
+        }
+        SearchPlan::Gpus(gpus) => gpus,
+    };
+    let (devices, budget, layout) = (&gpus.devices, gpus.budget, gpus.layout);
+    for d in devices {
         lines.push(format!(
             "GPU {}: {} (compute capability {}.{}, {:.1} GiB)",
             d.ordinal,
@@ -124,8 +118,11 @@ pub fn explain(
     let oldest = (0..devices.len())
         .min_by_key(|&k| devices[k].compute_capability)
         .unwrap_or(0);
-    let plan = batched.clone().unwrap_or_else(|| plans[oldest].clone());
-    let batched = batched.is_some() && options.batches(scoring);
+    let plan = gpus
+        .batched
+        .clone()
+        .unwrap_or_else(|| gpus.plans[oldest].clone());
+    let batched = gpus.batched.is_some() && options.batches(scoring);
     if let Some(notice) = plan.notice() {
         lines.push(format!("said: {notice}"));
     }

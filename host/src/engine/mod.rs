@@ -222,35 +222,35 @@ pub fn open(
     options: &SearchOptions,
 ) -> Result<Opened> {
     let started = std::time::Instant::now();
-    let (devices, budget, layout, plans, batched) =
-        match SearchPlan::decide(placement, &db, &scoring, options)? {
-            SearchPlan::Cpu { plan, fell_back } => {
-                // What `auto` falling back says, and what it leaves unused.
-                let notice = fell_back.map(|why| {
-                    let on_cpu = || "the search runs on the CPU".to_string();
-                    match unused_query_batch(options, 0, on_cpu) {
-                        Some(unused) => join_notices(Some(why), unused),
-                        None => why,
-                    }
-                });
-                let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), plan);
-                let seconds = started.elapsed().as_secs_f64();
-                return Ok(Opened {
-                    engine: Box::new(engine),
-                    notice,
-                    upload_seconds: seconds,
-                    pack_seconds: Some(seconds),
-                    on_gpus: false,
-                });
-            }
-            SearchPlan::Gpus(GpuPlan {
-                devices,
-                budget,
-                layout,
-                plans,
-                batched,
-            }) => (devices, budget, layout, plans, batched),
-        };
+    let gpus = match SearchPlan::decide(placement, &db, &scoring, options)? {
+        SearchPlan::Cpu { plan, fell_back } => {
+            // What `auto` falling back says, and what it leaves unused.
+            let notice = fell_back.map(|why| {
+                let on_cpu = || "the search runs on the CPU".to_string();
+                match unused_query_batch(options, 0, on_cpu) {
+                    Some(unused) => join_notices(Some(why), unused),
+                    None => why,
+                }
+            });
+            let engine = cpu::CpuEngine::new(db.clone(), scoring.clone(), plan);
+            let seconds = started.elapsed().as_secs_f64();
+            return Ok(Opened {
+                engine: Box::new(engine),
+                notice,
+                upload_seconds: seconds,
+                pack_seconds: Some(seconds),
+                on_gpus: false,
+            });
+        }
+        SearchPlan::Gpus(gpus) => gpus,
+    };
+    let GpuPlan {
+        devices,
+        budget,
+        layout,
+        plans,
+        batched,
+    } = gpus;
     let selected = &devices;
     // What the engine says it does: `auto` as on the oldest GPU.
     let oldest = (0..selected.len())
