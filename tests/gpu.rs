@@ -337,8 +337,9 @@ fn gpu_two_workers_on_one_gpu_match_one_engine() {
 /// The database split (the default with several GPUs), two parts on GPU 0
 /// (`--devices 0,0`), each part's one-GPU engine with its pairs and
 /// batches: against one engine, with seven queries (batches of pairs on
-/// each part, a query beyond 16 bits against its own copy) and then with
-/// one at a time; and a part that is empty (more GPUs than sequences).
+/// each part, a query beyond 16 bits against its own copy), then with one
+/// at a time, then with each part streamed (a memory cap under twice the
+/// part); and a part that is empty (more GPUs than sequences).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_split_parts_on_one_gpu_match_one_engine() {
@@ -366,15 +367,30 @@ fn gpu_split_parts_on_one_gpu_match_one_engine() {
     .engine;
     let want = one.score_batch(&batch).expect("one engine scores");
     drop(one);
+    // A memory cap under twice the larger part: each GPU streams its part.
+    let largest_part = db
+        .residue_parts(2)
+        .into_iter()
+        .map(|r| host::engine::gpu::budget::resident_bytes(&db.part(r)))
+        .max()
+        .unwrap();
+    let streamed = SearchOptions {
+        memory: MemoryCap::new(Some(largest_part * 3 / 2)),
+        ..SearchOptions::for_queries(queries.len())
+    };
     for (n, options) in [
         (queries.len(), SearchOptions::for_queries(queries.len())),
         (1, SearchOptions::for_queries(1)),
+        (queries.len(), streamed),
     ] {
+        let capped = options.memory != MemoryCap::UNLIMITED;
         let (mut split, _) = open_split(&[0, 0], &db, &scoring, &options).expect("parts open");
-        assert!(
-            split.description().starts_with("2 GPUs"),
-            "{}",
-            split.description()
+        let description = split.description();
+        assert!(description.starts_with("2 GPUs"), "{description}");
+        assert_eq!(
+            description.matches("database streamed").count(),
+            if capped { 2 } else { 0 },
+            "{description}"
         );
         let got: Vec<Vec<i32>> = batch
             .chunks(n)
