@@ -362,6 +362,7 @@ where
         shown: &shown,
         bar: &bar,
         finished: 0,
+        failed_writing: false,
     };
     // Cells done so far, as the engine reports them: per chunk on one GPU
     // or the CPU, so that one long query moves the bar too.
@@ -372,10 +373,14 @@ where
         hits_out,
         mut out,
         finished,
+        failed_writing,
         ..
     } = sink;
     let mut searched = match searched {
         Ok(searched) => searched,
+        // An output that cannot be written keeps nothing (its last query
+        // may be cut): the temporary file goes with `out`.
+        Err(e) if failed_writing => return Err(e),
         Err(e) => return Err(keep_finished(out, finished, e)),
     };
     let writing = Instant::now();
@@ -432,17 +437,22 @@ struct WriteHits<'a> {
     bar: &'a CellProgress,
     /// Queries written.
     finished: usize,
+    /// Whether writing the output failed.
+    failed_writing: bool,
 }
 
 impl Sink for WriteHits<'_> {
     type Error = anyhow::Error;
 
     fn query(&mut self, hits: &QueryHits<'_>) -> anyhow::Result<()> {
-        let shown = self.shown;
-        self.hits_out
+        let written_out = self
+            .hits_out
             .query(&mut self.out, hits)
-            .map_err(|e| written(shown, e))?;
-        self.out.checkpoint().map_err(|e| written(shown, e))?;
+            .and_then(|()| self.out.checkpoint());
+        if let Err(e) = written_out {
+            self.failed_writing = true;
+            return Err(written(self.shown, e));
+        }
         self.finished += 1;
         Ok(())
     }

@@ -116,6 +116,19 @@ pub fn open_split(
     if wanted.is_empty() {
         wanted.push((0..0, ordinals[0]));
     }
+    // Parts on one GPU are opened one after another, so that each reads
+    // the free memory the other left (`--devices 0,0`, a test's two parts
+    // on one GPU); parts on different GPUs side by side.
+    let mut distinct = ordinals.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < ordinals.len() {
+        let opened: Vec<Result<super::Opened>> = wanted
+            .iter()
+            .map(|(range, ordinal)| open_part(*ordinal, range.clone()))
+            .collect();
+        return finish_split(opened, wanted, ordinals, open_part);
+    }
     let opened: Vec<Result<super::Opened>> = std::thread::scope(|s| {
         let handles: Vec<_> = wanted
             .iter()
@@ -126,6 +139,17 @@ pub fn open_split(
             .collect();
         join_all(handles)
     });
+    finish_split(opened, wanted, ordinals, open_part)
+}
+
+/// The split engine of the parts `wanted` (range, GPU) as `opened`, with
+/// `open_part` to open a part again on another of `ordinals`.
+fn finish_split(
+    opened: Vec<Result<super::Opened>>,
+    wanted: Vec<(Range<usize>, usize)>,
+    ordinals: &[usize],
+    open_part: impl Fn(usize, Range<usize>) -> Result<super::Opened> + Send + 'static,
+) -> Result<(SplitEngine, Option<String>)> {
     let mut notice = None;
     let mut parts = Vec::with_capacity(wanted.len());
     for ((range, ordinal), opened) in wanted.iter().zip(opened) {
@@ -177,14 +201,16 @@ impl Engine for SplitEngine {
         Ok(scores.pop().unwrap_or_default())
     }
 
-    /// The smallest of the parts' batches: every part scores the same
-    /// queries at once.
+    /// The largest of the parts' batches, within what the scores of the
+    /// whole database may take ([`super::multi::batch_len_for`]): each part
+    /// cuts a batch into its own batches, so a part whose plan batches
+    /// queries is not fed a few at a time because another part pairs them.
     fn batch_len(&self) -> usize {
-        self.parts
-            .iter()
-            .map(|p| p.engine.batch_len())
-            .min()
+        let largest = self.parts.iter().map(|p| p.engine.batch_len()).max();
+        let sequences = self.parts.last().map_or(0, |p| p.range.end);
+        largest
             .unwrap_or(1)
+            .min(super::multi::batch_len_for(sequences))
             .max(1)
     }
 
@@ -215,7 +241,7 @@ impl Engine for SplitEngine {
                             *reported.lock().unwrap_or_else(|e| e.into_inner()) += cells;
                             progress(cells);
                         };
-                        part.engine.score_batch_reporting(queries, &tell)
+                        score_in_own_batches(&mut *part.engine, queries, &tell)
                     })
                 })
                 .collect();
@@ -316,8 +342,21 @@ impl SplitEngine {
                 .unwrap_or(0);
             progress(cells.saturating_sub(skip));
         };
-        part.engine.score_batch_reporting(queries, &tell)
+        score_in_own_batches(&mut *part.engine, queries, &tell)
     }
+}
+
+/// `queries` scored by `engine` in batches of its own length.
+fn score_in_own_batches(
+    engine: &mut dyn Engine,
+    queries: &[&[u8]],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Vec<i32>>> {
+    let mut scores = Vec::with_capacity(queries.len());
+    for batch in queries.chunks(engine.batch_len().max(1)) {
+        scores.extend(engine.score_batch_reporting(batch, progress)?);
+    }
+    Ok(scores)
 }
 
 /// Each thread's result, in order; a thread's panic goes on in this one.
@@ -337,9 +376,10 @@ fn check_part(scores: &[Vec<i32>], queries: usize, sequences: usize) -> Result<(
     if scores.len() == queries && scores.iter().all(|s| s.len() == sequences) {
         Ok(())
     } else {
+        let lengths: Vec<usize> = scores.iter().map(Vec::len).collect();
         Err(Error::Internal(format!(
-            "a part of {sequences} sequences gave {} score vectors for {queries} queries",
-            scores.len()
+            "a part of {sequences} sequences gave scores of lengths {lengths:?} for {queries} \
+             queries"
         )))
     }
 }
