@@ -179,15 +179,9 @@ pub fn explain(
 
 /// The CPU's SIMD, as the CPU engine picks it at run time.
 fn cpu_simd() -> String {
-    let isa = match () {
-        #[cfg(target_arch = "x86_64")]
-        () if std::arch::is_x86_feature_detected!("avx512bw") => "AVX-512BW",
-        #[cfg(target_arch = "x86_64")]
-        () if std::arch::is_x86_feature_detected!("avx2") => "AVX2",
-        () => "portable SIMD",
-    };
     format!(
-        "{isa}, {} database sequences a vector",
+        "{}, {} database sequences a vector",
+        inter_sequence_narrow::simd_name(),
         inter_sequence_narrow::lanes()
     )
 }

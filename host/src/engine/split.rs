@@ -10,7 +10,8 @@
 //! database's scores of a query are the parts' scores one after another.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Engine, Placement, SearchOptions};
 use crate::db::Database;
@@ -122,34 +123,22 @@ pub fn open_split(
     let mut distinct = ordinals.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.len() < ordinals.len() {
-        let opened: Vec<Result<super::Opened>> = wanted
+    let opened: Vec<Result<super::Opened>> = match distinct.len() == ordinals.len() {
+        true => std::thread::scope(|s| {
+            let handles: Vec<_> = wanted
+                .iter()
+                .map(|(range, ordinal)| {
+                    let open_part = &open_part;
+                    s.spawn(move || open_part(*ordinal, range.clone()))
+                })
+                .collect();
+            join_all(handles)
+        }),
+        false => wanted
             .iter()
             .map(|(range, ordinal)| open_part(*ordinal, range.clone()))
-            .collect();
-        return finish_split(opened, wanted, ordinals, open_part);
-    }
-    let opened: Vec<Result<super::Opened>> = std::thread::scope(|s| {
-        let handles: Vec<_> = wanted
-            .iter()
-            .map(|(range, ordinal)| {
-                let open_part = &open_part;
-                s.spawn(move || open_part(*ordinal, range.clone()))
-            })
-            .collect();
-        join_all(handles)
-    });
-    finish_split(opened, wanted, ordinals, open_part)
-}
-
-/// The split engine of the parts `wanted` (range, GPU) as `opened`, with
-/// `open_part` to open a part again on another of `ordinals`.
-fn finish_split(
-    opened: Vec<Result<super::Opened>>,
-    wanted: Vec<(Range<usize>, usize)>,
-    ordinals: &[usize],
-    open_part: impl Fn(usize, Range<usize>) -> Result<super::Opened> + Send + 'static,
-) -> Result<(SplitEngine, Option<String>)> {
+            .collect(),
+    };
     let mut notice = None;
     let mut parts = Vec::with_capacity(wanted.len());
     for ((range, ordinal), opened) in wanted.iter().zip(opened) {
@@ -229,7 +218,7 @@ impl Engine for SplitEngine {
     ) -> Result<Vec<Vec<i32>>> {
         // Cells each part reported, so that a redone part's are not
         // counted twice.
-        let reported: Vec<Mutex<u64>> = self.parts.iter().map(|_| Mutex::new(0)).collect();
+        let reported: Vec<AtomicU64> = self.parts.iter().map(|_| AtomicU64::new(0)).collect();
         let results: Vec<Result<Vec<Vec<i32>>>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .parts
@@ -238,7 +227,7 @@ impl Engine for SplitEngine {
                 .map(|(part, reported)| {
                     s.spawn(move || {
                         let tell = |cells: u64| {
-                            *reported.lock().unwrap_or_else(|e| e.into_inner()) += cells;
+                            reported.fetch_add(cells, Ordering::Relaxed);
                             progress(cells);
                         };
                         score_in_own_batches(&mut *part.engine, queries, &tell)
@@ -308,7 +297,7 @@ impl SplitEngine {
         k: usize,
         queries: &[&[u8]],
         error: Error,
-        reported: &Mutex<u64>,
+        reported: &AtomicU64,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
         let lost = self.parts[k].ordinal;
@@ -329,16 +318,13 @@ impl SplitEngine {
         let part = &mut self.parts[k];
         part.ordinal = ordinal;
         part.engine = engine;
-        let already = *reported.lock().unwrap_or_else(|e| e.into_inner());
-        let left = std::sync::atomic::AtomicU64::new(already);
+        let left = AtomicU64::new(reported.load(Ordering::Relaxed));
         // Report only what the failed run had not.
         let tell = |cells: u64| {
             let skip = left
-                .fetch_update(
-                    std::sync::atomic::Ordering::Relaxed,
-                    std::sync::atomic::Ordering::Relaxed,
-                    |l| Some(l.saturating_sub(cells)),
-                )
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                    Some(l.saturating_sub(cells))
+                })
                 .unwrap_or(0);
             progress(cells.saturating_sub(skip));
         };

@@ -121,6 +121,17 @@ impl Code {
         Code::Portable
     }
 
+    /// The instruction set's name, for `--explain`.
+    fn name(self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Code::Avx512 => "AVX-512BW",
+            #[cfg(target_arch = "x86_64")]
+            Code::Avx2 => "AVX2",
+            Code::Portable => "portable SIMD",
+        }
+    }
+
     /// Database sequences per 8-bit vector.
     fn lanes(self) -> usize {
         match self {
@@ -129,6 +140,12 @@ impl Code {
             _ => 32,
         }
     }
+}
+
+/// The instruction set this CPU's 8-bit pass runs (as [`lanes`] decides
+/// it): `AVX-512BW`, `AVX2` or `portable SIMD`.
+pub fn simd_name() -> &'static str {
+    Code::detect().name()
 }
 
 /// Database sequences a vector of this CPU's 8-bit pass holds: 64 with
