@@ -1151,4 +1151,18 @@ fn explain_prints_the_plan_and_writes_nothing() {
     let out = search_cpu(&query, &missing, &["--explain"]);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());
+    // Neither does a command whose output options a search would refuse.
+    for refused in [
+        &["--explain", "--format", "pairwise", "--columns", "qseqid"][..],
+        &["--explain", "--stats", "none", "--evalue", "1"][..],
+    ] {
+        let out = search_cpu(&query, &db, refused);
+        assert!(!out.status.success(), "{refused:?}");
+        assert!(out.stdout.is_empty(), "{refused:?}");
+        assert!(
+            stderr(&out).contains("--columns") || stderr(&out).contains("--evalue"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }

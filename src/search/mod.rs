@@ -126,21 +126,31 @@ pub fn engine_setup(args: &SearchArgs) -> anyhow::Result<(Scoring, Placement, Se
     Ok((scoring, placement, options))
 }
 
+/// The checks of the statistics and the output's options that need no
+/// file: the same for a search and for `--explain`, so a command a search
+/// would refuse prints no plan either. Returns the columns to write.
+fn check_output_options(
+    args: &SearchArgs,
+    scoring: &Scoring,
+) -> anyhow::Result<Option<Vec<host::output::Column>>> {
+    check_method(args.stats, scoring)?;
+    let columns = args.columns.clone().map(|c| c.0);
+    if columns.is_some() && args.format == Format::Pairwise {
+        bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");
+    }
+    match args.stats {
+        Method::RawScores => columns_without_statistics(columns, args.format, args.evalue),
+        _ => Ok(columns),
+    }
+}
+
 /// Checks every option and the output (created here), then reads the
 /// queries; the database is not touched.
 pub fn prepare(args: &SearchArgs) -> anyhow::Result<Prepared> {
     let started = Instant::now();
     // Everything the user chose is checked before any file is read.
     let (scoring, placement, mut options) = engine_setup(args)?;
-    check_method(args.stats, &scoring)?;
-    let columns = args.columns.clone().map(|c| c.0);
-    if columns.is_some() && args.format == Format::Pairwise {
-        bail!("--columns picks the columns of tsv, blast6 or json; the pairwise format has none");
-    }
-    let columns = match args.stats {
-        Method::RawScores => columns_without_statistics(columns, args.format, args.evalue)?,
-        _ => columns,
-    };
+    let columns = check_output_options(args, &scoring)?;
     let (query_path, db_path) = (&args.inputs.query, &args.inputs.db);
     check_standard_input(&[query_path, db_path])?;
     let target = args
@@ -238,7 +248,7 @@ pub fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
 /// on standard output; nothing is searched and no output is written.
 fn explain(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let (scoring, placement, mut options) = engine_setup(args)?;
-    check_method(args.stats, &scoring)?;
+    check_output_options(args, &scoring)?;
     check_standard_input(&[&args.inputs.query, &args.inputs.db])?;
     let queries = load_queries(&args.inputs.query)?;
     options.queries = queries.len();
