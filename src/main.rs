@@ -201,12 +201,13 @@ struct RecordIndex<'a> {
 }
 
 impl<'a> RecordIndex<'a> {
-    fn new(ids: &'a [String]) -> RecordIndex<'a> {
+    fn new(ids: impl ExactSizeIterator<Item = &'a str>) -> RecordIndex<'a> {
+        let ids: Vec<&'a str> = ids.collect();
         let mut whole = std::collections::HashMap::with_capacity(ids.len());
         let mut fields: std::collections::HashMap<&str, Vec<usize>> =
             std::collections::HashMap::new();
-        for (i, id) in ids.iter().enumerate() {
-            whole.entry(id.as_str()).or_insert(i);
+        for (i, &id) in ids.iter().enumerate() {
+            whole.entry(id).or_insert(i);
             if id.split('|').count() >= 3 {
                 for field in id.split('|').skip(1).filter(|f| !f.is_empty()) {
                     let records = fields.entry(field).or_default();
@@ -216,11 +217,7 @@ impl<'a> RecordIndex<'a> {
                 }
             }
         }
-        RecordIndex {
-            ids: ids.iter().map(String::as_str).collect(),
-            whole,
-            fields,
-        }
+        RecordIndex { ids, whole, fields }
     }
 }
 

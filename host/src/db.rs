@@ -42,7 +42,13 @@ impl std::ops::Deref for Storage {
 /// maps it back to the position in the input file.
 #[derive(Clone, Debug)]
 pub struct Database {
-    ids: Vec<String>,
+    /// Ids in input order: the database's own, or a part's parent's,
+    /// shared rather than copied (at UniRef50's 60 million sequences a
+    /// copy is gigabytes).
+    ids: Arc<Vec<String>>,
+    /// A part's input position → its id's index in `ids` (`None`: the
+    /// same position).
+    id_of: Option<Vec<u32>>,
     residues: Storage,
     /// `offsets[i]..offsets[i + 1]` are sequence `i`'s residues.
     offsets: Vec<u64>,
@@ -99,7 +105,8 @@ impl Database {
         }
         let ids = records.into_iter().map(|r| r.id).collect();
         Database {
-            ids,
+            ids: Arc::new(ids),
+            id_of: None,
             residues: Storage::Owned(Arc::new(residues)),
             offsets,
             original: order,
@@ -115,7 +122,8 @@ impl Database {
         original: Vec<u32>,
     ) -> Database {
         Database {
-            ids,
+            ids: Arc::new(ids),
+            id_of: None,
             residues,
             offsets,
             original,
@@ -142,10 +150,13 @@ impl Database {
             }
         };
         Database {
-            ids: range
-                .clone()
-                .map(|i| self.ids[self.original[i] as usize].clone())
-                .collect(),
+            ids: self.ids.clone(),
+            id_of: Some(
+                range
+                    .clone()
+                    .map(|i| self.id_index(self.original[i] as usize))
+                    .collect(),
+            ),
             residues,
             offsets: self.offsets[range.start..=range.end]
                 .iter()
@@ -200,12 +211,20 @@ impl Database {
 
     /// Id of the sequence at input position `original`.
     pub fn id(&self, original: usize) -> &str {
-        &self.ids[original]
+        &self.ids[self.id_index(original) as usize]
+    }
+
+    /// Where the id of input position `original` lies in `ids`.
+    fn id_index(&self, original: usize) -> u32 {
+        match &self.id_of {
+            Some(id_of) => id_of[original],
+            None => original as u32,
+        }
     }
 
     /// All ids, in input order.
-    pub fn ids(&self) -> &[String] {
-        &self.ids
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = &str> {
+        (0..self.len()).map(|original| self.id(original))
     }
 
     /// All residues, sorted order, concatenated.

@@ -131,7 +131,14 @@ pub fn explain(
         Layout::OneResident | Layout::SeveralResident => budget.resident_chunks(db)?,
         Layout::OneStreamed | Layout::SeveralStreamed | Layout::Split => budget.streamed_chunks(),
     };
-    let chunks = gpu::resident::plan_for(&plan, db, limits);
+    // Several GPUs sharing a resident database cut it finer, so that each
+    // has chunks to take (the engine's own cut).
+    let chunks = match layout {
+        Layout::SeveralResident => {
+            super::multi::multi_device_plan(db, ordinals.len(), limits, &plan)
+        }
+        _ => gpu::resident::plan_for(&plan, db, limits),
+    };
     lines.push(format!(
         "chunks: {} of at most {} sequences",
         chunks.len(),

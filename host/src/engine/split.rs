@@ -83,7 +83,8 @@ impl SplitEngine {
 /// GPUs), each part's one-GPU engine opened side by side
 /// ([`super::open`] on that GPU alone, with `options`); a part whose GPU
 /// fails later is opened again on the first other GPU that takes it.
-/// Returns the engine and what the first part's engine says of its plan.
+/// Returns the engine and what the parts' engines say of their plans
+/// (each different notice once).
 ///
 /// # Errors
 /// A part that cannot be opened on its GPU (its error, naming the GPU).
@@ -139,13 +140,19 @@ pub fn open_split(
             .map(|(range, ordinal)| open_part(*ordinal, range.clone()))
             .collect(),
     };
-    let mut notice = None;
+    // Each part's notice, said once however many parts say it.
+    let mut notices: Vec<String> = Vec::new();
     let mut parts = Vec::with_capacity(wanted.len());
     for ((range, ordinal), opened) in wanted.iter().zip(opened) {
         let opened = opened?;
-        notice = notice.or(opened.notice);
+        if let Some(notice) = opened.notice
+            && !notices.contains(&notice)
+        {
+            notices.push(notice);
+        }
         parts.push((range.clone(), *ordinal, opened.engine));
     }
+    let notice = (!notices.is_empty()).then(|| notices.join("; "));
     let every_gpu = ordinals.to_vec();
     let part_ranges: Vec<Range<usize>> = wanted.into_iter().map(|(r, _)| r).collect();
     let reopen: Reopen = Box::new(move |k, failed| {
@@ -208,9 +215,10 @@ impl Engine for SplitEngine {
     }
 
     /// Every part scores the batch on its own thread; a part whose GPU
-    /// fails is opened again on another GPU (once a batch, by `reopen`)
-    /// and scores the batch there; the parts' cells it had reported are
-    /// not reported again.
+    /// fails (an error, or a panic of its thread) is opened again on
+    /// another GPU (by `reopen`) and scores the batch there, and again on
+    /// the next while GPUs are left; the cells it had reported are not
+    /// reported again.
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],
@@ -234,7 +242,7 @@ impl Engine for SplitEngine {
                     })
                 })
                 .collect();
-            join_all(handles)
+            join_all_caught(handles)
         });
         let mut per_part = Vec::with_capacity(self.parts.len());
         for (k, result) in results.into_iter().enumerate() {
@@ -290,34 +298,53 @@ impl Engine for SplitEngine {
 
 impl SplitEngine {
     /// Part `k` failed with `error` on this batch: its GPU is given up, the
-    /// part opened again on another GPU and the batch scored there; the
-    /// cells it had reported before failing are not reported again.
+    /// part opened again on another GPU and the batch scored there, and so
+    /// on while one fails and others are left; the cells reported before
+    /// are not reported again.
     fn redo(
         &mut self,
         k: usize,
         queries: &[&[u8]],
-        error: Error,
+        mut error: Error,
         reported: &AtomicU64,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
-        let lost = self.parts[k].ordinal;
-        if !self.failed.contains(&lost) {
-            self.failed.push(lost);
+        loop {
+            let lost = self.parts[k].ordinal;
+            if !self.failed.contains(&lost) {
+                self.failed.push(lost);
+            }
+            let (ordinal, engine) = (self.reopen)(k, &self.failed).map_err(|again| {
+                Error::AllDevicesFailed(format!(
+                    "GPU {lost} failed ({error}), and its part of the database could not be \
+                     opened on another GPU: {again}"
+                ))
+            })?;
+            self.warnings.push(format!(
+                "GPU {lost} failed ({error}); its part of the database ({} sequences) is \
+                 searched on GPU {ordinal} from now on",
+                self.parts[k].range.len()
+            ));
+            let part = &mut self.parts[k];
+            part.ordinal = ordinal;
+            part.engine = engine;
+            match self.rescore(k, queries, reported, progress) {
+                Ok(scores) => return Ok(scores),
+                Err(again) => error = again,
+            }
         }
-        let (ordinal, engine) = (self.reopen)(k, &self.failed).map_err(|again| {
-            Error::AllDevicesFailed(format!(
-                "GPU {lost} failed ({error}), and its part of the database could not be \
-                 opened on another GPU: {again}"
-            ))
-        })?;
-        self.warnings.push(format!(
-            "GPU {lost} failed ({error}); its part of the database ({} sequences) is searched \
-             on GPU {ordinal} from now on",
-            self.parts[k].range.len()
-        ));
+    }
+
+    /// Part `k`'s batch scored again on its (new) engine, reporting only
+    /// the cells beyond `reported`, which then counts them too.
+    fn rescore(
+        &mut self,
+        k: usize,
+        queries: &[&[u8]],
+        reported: &AtomicU64,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<Vec<i32>>> {
         let part = &mut self.parts[k];
-        part.ordinal = ordinal;
-        part.engine = engine;
         let left = AtomicU64::new(reported.load(Ordering::Relaxed));
         // Report only what the failed run had not.
         let tell = |cells: u64| {
@@ -326,9 +353,11 @@ impl SplitEngine {
                     Some(l.saturating_sub(cells))
                 })
                 .unwrap_or(0);
-            progress(cells.saturating_sub(skip));
+            let new = cells.saturating_sub(skip);
+            reported.fetch_add(new, Ordering::Relaxed);
+            progress(new);
         };
-        score_in_own_batches(&mut *part.engine, queries, &tell)
+        caught(|| score_in_own_batches(&mut *part.engine, queries, &tell))
     }
 }
 
@@ -356,6 +385,33 @@ fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
         .collect()
 }
 
+/// Each part thread's result, in order, a panic as an error of that part
+/// (a GPU whose driver call panics is a failed GPU, its part redone).
+fn join_all_caught<T>(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T>>>,
+) -> Vec<Result<T>> {
+    handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|panic| Err(panicked(&*panic))))
+        .collect()
+}
+
+/// `f`'s result, a panic as an error.
+fn caught<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(panicked(&*panic)))
+}
+
+/// A panic's message as an error.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    Error::Internal(format!("a part's thread panicked: {message}"))
+}
+
 /// A part's scores are one vector a query, one score a sequence of the
 /// part.
 fn check_part(scores: &[Vec<i32>], queries: usize, sequences: usize) -> Result<()> {
@@ -381,11 +437,13 @@ mod tests {
     use crate::kernel::{Kernel, Plan};
     use crate::scoring::Scoring;
 
-    /// A CPU engine that fails its `fail_at`-th batch (counted from 1).
+    /// A CPU engine that fails its `fail_at`-th batch (counted from 1),
+    /// with an error or, if `panics`, a panic.
     struct Failing {
         inner: CpuEngine,
         batches: Arc<AtomicUsize>,
         fail_at: usize,
+        panics: bool,
     }
 
     impl Engine for Failing {
@@ -403,6 +461,9 @@ mod tests {
             if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
                 // Half of its cells reported before it fails.
                 progress(crate::engine::batch_cells(queries, self.database_residues()) / 2);
+                if self.panics {
+                    panic!("the driver call panicked");
+                }
                 return Err(Error::Internal("the device fell off the bus".into()));
             }
             self.inner.score_batch_reporting(queries, progress)
@@ -453,6 +514,7 @@ mod tests {
                                 inner,
                                 batches: batches.clone(),
                                 fail_at,
+                                panics: false,
                             }),
                             _ => Box::new(inner),
                         };
@@ -499,6 +561,7 @@ mod tests {
                     inner: cpu(db.part(ranges[0].clone())),
                     batches: Arc::new(AtomicUsize::new(0)),
                     fail_at: 1,
+                    panics: false,
                 }),
             ),
             (
@@ -520,6 +583,67 @@ mod tests {
     }
 
     #[test]
+    fn a_part_that_panics_or_fails_again_is_redone_on_the_next_gpu() {
+        let db = database(300, 11);
+        let queries: Vec<&[u8]> = vec![db.sequence(3), db.sequence(200)];
+        let whole = cpu(db.clone()).score_batch(&queries).unwrap();
+        let ranges = db.residue_parts(2);
+        let failing = |range: &Range<usize>, panics: bool| -> Box<dyn Engine> {
+            Box::new(Failing {
+                inner: cpu(db.part(range.clone())),
+                batches: Arc::new(AtomicUsize::new(0)),
+                fail_at: 1,
+                panics,
+            })
+        };
+        let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
+            (ranges[0].clone(), 0, failing(&ranges[0], true)),
+            (
+                ranges[1].clone(),
+                1,
+                Box::new(cpu(db.part(ranges[1].clone()))),
+            ),
+        ];
+        // GPU 2 takes the part and fails it too; GPU 3 scores it.
+        let (whole_db, parts_of) = (db.clone(), ranges.clone());
+        let avoided = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = avoided.clone();
+        let reopen: Reopen = Box::new(move |k, failed| {
+            seen.lock().unwrap().push(failed.to_vec());
+            let part = whole_db.part(parts_of[k].clone());
+            Ok(match failed.contains(&2) {
+                false => (
+                    2,
+                    Box::new(Failing {
+                        inner: cpu(part),
+                        batches: Arc::new(AtomicUsize::new(0)),
+                        fail_at: 1,
+                        panics: false,
+                    }) as Box<dyn Engine>,
+                ),
+                true => (3, Box::new(cpu(part)) as Box<dyn Engine>),
+            })
+        });
+        let mut split = SplitEngine::new(opened, reopen).unwrap();
+        let cells = AtomicU64::new(0);
+        let scores = split
+            .score_batch_reporting(&queries, &|c| {
+                cells.fetch_add(c, Ordering::SeqCst);
+            })
+            .unwrap();
+        assert_eq!(scores, whole);
+        assert_eq!(*avoided.lock().unwrap(), [vec![0], vec![0, 2]]);
+        assert_eq!(
+            cells.load(Ordering::SeqCst),
+            crate::engine::batch_cells(&queries, db.total_residues())
+        );
+        let warnings = split.take_warnings();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("panicked"), "{warnings:?}");
+        assert!(warnings[1].contains("fell off the bus"), "{warnings:?}");
+    }
+
+    #[test]
     fn a_part_is_the_sequences_of_its_range_in_order() {
         let db = database(50, 3);
         for range in [0..0, 0..50, 10..11, 7..33] {
@@ -531,10 +655,9 @@ mod tests {
             }
             let nested = part.part(part.len() / 2..part.len());
             for i in 0..nested.len() {
-                assert_eq!(
-                    nested.sequence(i),
-                    db.sequence(range.start + part.len() / 2 + i)
-                );
+                let sorted = range.start + part.len() / 2 + i;
+                assert_eq!(nested.sequence(i), db.sequence(sorted));
+                assert_eq!(nested.id(i), db.id(db.original_index(sorted)));
             }
         }
     }

@@ -40,7 +40,7 @@ mod launch;
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
-use super::timeline::{Timeline, timeline_on};
+use super::timeline::{ChunkLabel, Detail, Timeline, timeline_detail};
 use crate::db::{ChunkLimits, Database, PackedChunk, plan_chunks_split};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -196,6 +196,8 @@ pub struct GpuEngine {
     pack_seconds: f64,
     /// Whether each query's timeline is printed ([`super::timeline`]).
     timeline_on: bool,
+    /// How much of a timeline to print (`WARPSW_TIMELINE`).
+    timeline_detail: Detail,
     /// The loaded query's timeline, until its scores are read.
     timeline: Option<Timeline>,
 }

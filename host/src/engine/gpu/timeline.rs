@@ -25,13 +25,52 @@ use crate::error::{Error, Result};
 /// (`off`, the default; set and empty is off too).
 pub const TIMELINE_VARIABLE: &str = "WARPSW_TIMELINE";
 
-static TIMELINE_ON: LazyLock<std::result::Result<bool, String>> =
-    LazyLock::new(|| crate::switch::on_or_off(TIMELINE_VARIABLE, false));
+/// How much of a timeline [`TIMELINE_VARIABLE`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Detail {
+    /// None (`off`, unset or empty).
+    Off,
+    /// One line a query (`on`).
+    Query,
+    /// That line, then one a chunk (`chunks`): its kernel, sequences,
+    /// stream, launch and when the engine's stream had joined it (its
+    /// rescue included).
+    Chunks,
+}
 
-/// Whether [`TIMELINE_VARIABLE`] asks for a timeline; an error if it is
-/// neither on nor off.
+static TIMELINE: LazyLock<std::result::Result<Detail, String>> =
+    LazyLock::new(|| match std::env::var(TIMELINE_VARIABLE).as_deref() {
+        Ok("chunks") => Ok(Detail::Chunks),
+        _ => crate::switch::on_or_off(TIMELINE_VARIABLE, false)
+            .map(|on| if on { Detail::Query } else { Detail::Off })
+            .map_err(|why| format!("{why} (or chunks)")),
+    });
+
+/// What [`TIMELINE_VARIABLE`] asks for; an error if it is none of off,
+/// on and chunks.
+pub fn timeline_detail() -> Result<Detail> {
+    TIMELINE.clone().map_err(Error::InvalidArgument)
+}
+
+/// Whether [`TIMELINE_VARIABLE`] asks for a timeline.
 pub fn timeline_on() -> Result<bool> {
-    TIMELINE_ON.clone().map_err(Error::InvalidArgument)
+    timeline_detail().map(|d| d != Detail::Off)
+}
+
+/// What a chunk's line names: its kernel, sequences, longest sequence
+/// and the stream it ran on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkLabel {
+    /// The chunk's index in the engine's plan.
+    pub index: usize,
+    /// Its kernel (and configuration, where the adapter names one).
+    pub kernel: String,
+    /// Its sequences.
+    pub sequences: usize,
+    /// Residues of its longest sequence.
+    pub longest: usize,
+    /// The worker stream it ran on (`None`: the engine's).
+    pub stream: Option<usize>,
 }
 
 /// A point of the search: when the host passed it, and a timed event the
@@ -51,6 +90,11 @@ pub struct Timeline {
     /// Each chunk's launch: a timed event before it and one after it on
     /// the stream it ran on.
     chunks: Vec<(CudaEvent, CudaEvent)>,
+    /// With [`Detail::Chunks`]: each chunk's label and an event on the
+    /// engine's stream once it had joined the chunk (and queued its
+    /// rescue), in the order of `chunks`.
+    labels: Vec<ChunkLabel>,
+    joined: Vec<Option<CudaEvent>>,
     /// Why the timeline stopped recording, if it did.
     failed: Option<String>,
 }
@@ -104,6 +148,25 @@ impl Timeline {
         }
     }
 
+    /// Names the chunk whose launch [`Timeline::chunk_end`] recorded last
+    /// (for [`Detail::Chunks`]).
+    pub fn label_chunk(&mut self, label: ChunkLabel) {
+        if self.labels.len() < self.chunks.len() {
+            self.labels.push(label);
+            self.joined.push(None);
+        }
+    }
+
+    /// Marks, on `stream` (the engine's), the point where chunk `index`
+    /// has been joined and what it left there queued.
+    pub fn chunk_joined(&mut self, index: usize, stream: &Arc<CudaStream>) {
+        if let Some(at) = self.labels.iter().position(|l| l.index == index)
+            && let Some(event) = self.record(stream)
+        {
+            self.joined[at] = Some(event);
+        }
+    }
+
     /// This query's numbers, once the last mark's event is done.
     pub fn report(&self) -> Result<Report> {
         if let Some(why) = &self.failed {
@@ -123,11 +186,21 @@ impl Timeline {
             });
         }
         let origin = &self.marks[0].gpu;
+        let since = |event: &CudaEvent| -> Result<f64> {
+            Ok(f64::from(origin.elapsed_ms(event).map_err(failed)?))
+        };
         for (start, end) in &self.chunks {
-            report.chunks.push((
-                f64::from(origin.elapsed_ms(start).map_err(failed)?),
-                f64::from(origin.elapsed_ms(end).map_err(failed)?),
-            ));
+            report.chunks.push((since(start)?, since(end)?));
+        }
+        for ((label, joined), &(start, end)) in
+            self.labels.iter().zip(&self.joined).zip(&report.chunks)
+        {
+            report.details.push(ChunkTimes {
+                label: label.clone(),
+                start,
+                end,
+                joined: joined.as_ref().map(since).transpose()?,
+            });
         }
         Ok(report)
     }
@@ -153,6 +226,48 @@ pub struct Report {
     pub stages: Vec<Stage>,
     /// Each chunk launch's start and end.
     pub chunks: Vec<(f64, f64)>,
+    /// With [`Detail::Chunks`], each chunk's line.
+    pub details: Vec<ChunkTimes>,
+}
+
+/// One chunk's times in milliseconds after the first mark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkTimes {
+    /// What the chunk is.
+    pub label: ChunkLabel,
+    /// Its launch's start on its stream.
+    pub start: f64,
+    /// Its launch's end.
+    pub end: f64,
+    /// When the engine's stream had joined it (and run what it queued
+    /// there, the rescue), if recorded.
+    pub joined: Option<f64>,
+}
+
+impl std::fmt::Display for ChunkTimes {
+    /// `chunk 3: group-i16x2 (g32_r16), 4096 sequences of up to 3021
+    /// residues, stream 2: 0.105 to 3.000 ms, joined at 6.022 ms`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let l = &self.label;
+        write!(
+            f,
+            "chunk {}: {}, {} sequences of up to {} residues, {}: {:.3} to {:.3} ms",
+            l.index,
+            l.kernel,
+            l.sequences,
+            l.longest,
+            match l.stream {
+                Some(s) => format!("stream {s}"),
+                None => "the engine's stream".into(),
+            },
+            self.start,
+            self.end
+        )?;
+        if let Some(joined) = self.joined {
+            write!(f, ", joined at {joined:.3} ms")?;
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Display for Report {
@@ -207,6 +322,7 @@ mod tests {
                 stage("joined", 0.37, 6.0224),
             ],
             chunks: vec![(0.105, 3.0), (0.2, 6.435), (1.0, 2.0)],
+            details: Vec::new(),
         };
         assert_eq!(
             report.to_string(),
@@ -222,5 +338,40 @@ mod tests {
             "timeline (ms, host/GPU): profiles 0.090/0.090 joined 0.370/6.022"
         );
         assert_eq!(Report::default().to_string(), "timeline (ms, host/GPU):");
+    }
+
+    #[test]
+    fn a_chunk_line_names_its_kernel_stream_and_times() {
+        let label = ChunkLabel {
+            index: 3,
+            kernel: "group-i16x2".into(),
+            sequences: 4096,
+            longest: 3021,
+            stream: Some(2),
+        };
+        let times = ChunkTimes {
+            label: label.clone(),
+            start: 0.105,
+            end: 3.0,
+            joined: Some(6.0224),
+        };
+        assert_eq!(
+            times.to_string(),
+            "chunk 3: group-i16x2, 4096 sequences of up to 3021 residues, stream 2: 0.105 to \
+             3.000 ms, joined at 6.022 ms"
+        );
+        let alone = ChunkTimes {
+            label: ChunkLabel {
+                stream: None,
+                ..label
+            },
+            joined: None,
+            ..times
+        };
+        assert!(
+            alone
+                .to_string()
+                .ends_with("the engine's stream: 0.105 to 3.000 ms")
+        );
     }
 }

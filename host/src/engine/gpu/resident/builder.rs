@@ -245,7 +245,8 @@ impl GpuEngineBuilder {
             batch: batch::BatchBuffers::default(),
             upload_seconds,
             pack_seconds,
-            timeline_on: timeline_on()?,
+            timeline_on: timeline_detail()? != Detail::Off,
+            timeline_detail: timeline_detail()?,
             timeline: None,
         };
         engine.size_query_batch();

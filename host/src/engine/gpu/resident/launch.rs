@@ -56,6 +56,10 @@ impl GpuEngine {
             launched?;
             if let Some(timeline) = &mut timeline {
                 timeline.chunk_end(started, &stream);
+                if self.timeline_detail == Detail::Chunks {
+                    timeline
+                        .label_chunk(self.chunk_label(k, region.is_some().then_some(turn - 1))?);
+                }
             }
         }
         if let Some(timeline) = &mut timeline {
@@ -79,7 +83,24 @@ impl GpuEngine {
             let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
             kernel.adapter().after_overlap(&launch)?;
         }
+        if let Some(timeline) = &mut self.timeline {
+            timeline.chunk_joined(k, &self.stream);
+        }
         Ok(())
+    }
+
+    /// What the timeline's line of chunk `k` names; `stream`, the worker
+    /// it ran on.
+    fn chunk_label(&self, k: usize, stream: Option<usize>) -> Result<ChunkLabel> {
+        let chunk = &self.chunks[k];
+        let kernel = self.chunk_kernel_for(k, self.query.len())?;
+        Ok(ChunkLabel {
+            index: k,
+            kernel: kernel.to_string(),
+            sequences: chunk.range.len(),
+            longest: chunk.longest,
+            stream: stream.map(|s| s % self.workers.len().max(1)),
+        })
     }
 
     /// [`GpuEngine::join_chunk`] for every chunk.
@@ -280,7 +301,12 @@ impl GpuEngine {
         if let Some(timeline) = &mut timeline {
             timeline.mark("read-back", &self.stream);
             match timeline.report() {
-                Ok(report) => eprintln!("warpsw: {}: {report}", self.info.label()),
+                Ok(report) => {
+                    eprintln!("warpsw: {}: {report}", self.info.label());
+                    for chunk in &report.details {
+                        eprintln!("warpsw: {}:   {chunk}", self.info.label());
+                    }
+                }
                 Err(why) => eprintln!("warpsw: warning: {}: no timeline: {why}", self.info.label()),
             }
         }
