@@ -31,6 +31,7 @@ cp scripts/gpu_query_group.sh "$bundle/query_group.sh"
 cp scripts/gpu_start_and_stats.sh "$bundle/start_and_stats.sh"
 cp scripts/gpu_long_queries.sh "$bundle/long_queries.sh"
 cp scripts/gpu_equal_lengths.sh "$bundle/equal_lengths.sh"
+cp scripts/gpu_diagnose_shapes.sh "$bundle/diagnose.sh"
 cp benches/queries/long.fasta benches/queries/lengths.fasta benches/queries/short.fasta "$bundle/"
 cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
@@ -49,9 +50,14 @@ python3 scripts/length_groups.py "$shared/data/sprot_201401_metastudent.fasta.gz
 # LEAN=1 leaves out what only run.sh's lengths step reads and compresses
 # the binaries and the many-query sets, so that it fits beside the rest in
 # the 64 MiB a call carries.
+# The xz is kept beside the build (it takes minutes) and reused.
 if [ "${SPROT:-0}" = 1 ]; then
-    zcat "$shared/data/sprot_201401_metastudent.fasta.gz" | awk '/^>/ { n++ } n % 2 == 1' \
-        | xz -9 -T2 > "$bundle/sprot_half.fasta.xz"
+    cached="${CARGO_TARGET_DIR:-target}/sprot_half.fasta.xz"
+    if [ ! -s "$cached" ]; then
+        zcat "$shared/data/sprot_201401_metastudent.fasta.gz" | awk '/^>/ { n++ } n % 2 == 1' \
+            | xz -9 -T2 > "$cached.part" && mv "$cached.part" "$cached"
+    fi
+    cp "$cached" "$bundle/sprot_half.fasta.xz"
 fi
 if [ "${LEAN:-0}" = 1 ]; then
     rm -rf "$bundle/lengths"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# On the GPU machine, from gpu-bundle/ (scripts/gpu.sh with SPROT=1 packs it as diagnose.sh):
+#   bash diagnose.sh titin     # titin's and A2ASS6's chunk timelines (WARPSW_TIMELINE=chunks)
+#                              # on half of Swiss-Prot with and without the records that score
+#                              # beyond 16 bits against them
+#   bash diagnose.sh equal     # 1,000,000 x 128 and x 256 residues: bench of the 20 standard
+#                              # queries with auto, group-i16x2 and query-group-i16x2
+#   bash diagnose.sh streamed  # 2,500,000 synthetic sequences: resident against
+#                              # --gpu-memory 2GiB (streamed), 20 queries, two rounds
+#   bash diagnose.sh explain   # --explain of two parts on GPU 0 and of two GPUs sharing chunks
+# Logs under ${OUT:-out}/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/out}
+mkdir -p "$out"
+cd "$here"
+[ -x warpsw ] || xz -dk warpsw.xz
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+
+sprot() {
+    [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta
+    [ -f sprot_half.wsw ] || ./warpsw makedb sprot_half.fasta -o sprot_half.wsw > /dev/null
+}
+
+synth() { # sequences, name, extra synthdb arguments: name.wsw, made once, 16 shards side by side
+    local n=$1 name=$2 pids=()
+    shift 2
+    [ -f "$name.wsw" ] && return
+    for k in $(seq 0 15); do
+        python3 synthdb.py --sequences $((n / 16)) --seed $((k + 1)) "$@" > "/tmp/shard$k.fa" & pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    awk '/^>/ { print ">s" n++; next } { print }' /tmp/shard{0..15}.fa > "/tmp/$name.fa"
+    rm -f /tmp/shard*.fa
+    ./warpsw makedb "/tmp/$name.fa" -o "$name.wsw" | tail -1
+    rm -f "/tmp/$name.fa"
+}
+
+step_titin() {
+    sprot
+    awk '/^>/ { keep = ($1 == ">Q8WZ42" || $1 == ">A2ASS6") } keep' sprot_half.fasta > titins.fasta
+    grep -c '>' titins.fasta
+    ./warpsw search -q titins.fasta -d sprot_half.wsw --stats none --max-target-seqs 50 \
+        --columns qseqid,sseqid,score --device gpu --quiet -o "$out/titin_top.tsv"
+    awk -F'\t' 'NR > 1 && $3 > 32640 { print $2 }' "$out/titin_top.tsv" | sort -u | tee "$out/titin_beyond.txt"
+    awk 'NR == FNR { drop[$1] = 1; next } /^>/ { id = substr($1, 2); keep = !(id in drop) } keep' \
+        "$out/titin_beyond.txt" sprot_half.fasta > sprot_half_within.fasta
+    ./warpsw makedb sprot_half_within.fasta -o sprot_half_within.wsw > /dev/null
+    for db in sprot_half sprot_half_within; do
+        for round in 1 2; do
+            WARPSW_TIMELINE=chunks ./warpsw search -q titins.fasta -d "$db.wsw" --stats none \
+                --columns qseqid,sseqid,score --device gpu --one-query-a-launch -o /dev/null \
+                > "$out/titin_${db}_$round.log" 2>&1
+        done
+        grep -o '[0-9.]* GCUPS' "$out/titin_${db}_2.log" | head -1 | sed "s/^/$db: /"
+        grep 'timeline (ms' "$out/titin_${db}_2.log"
+    done
+}
+
+step_equal() {
+    for L in 128 256; do
+        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
+        for kernel in auto group-i16x2 query-group-i16x2; do
+            ./warpsw bench --query queries.fasta --db "eq$L.wsw" --device gpu --kernels "$kernel" \
+                --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 > "$out/eq${L}_$kernel.log" 2>&1
+            echo "eq$L $kernel: $(grep overall "$out/eq${L}_$kernel.log")"
+        done
+        rm -f "eq$L.wsw"
+    done
+}
+
+step_streamed() {
+    synth 2500000 synth2500k
+    for round in 1 2; do
+        for memory in "" 2GiB; do
+            /usr/bin/time -f "whole process %e s" ./warpsw search -q queries.fasta -d synth2500k.wsw \
+                --device gpu ${memory:+--gpu-memory $memory} --columns qseqid,sseqid,score \
+                -o "$out/streamed_${memory:-resident}.tsv" > "$out/streamed_${memory:-resident}_$round.log" 2>&1
+            echo "${memory:-resident} round $round: $(grep -o '[0-9.]* GCUPS \[[^;]*' "$out/streamed_${memory:-resident}_$round.log" | head -1) $(tail -1 "$out/streamed_${memory:-resident}_$round.log")"
+        done
+    done
+    cmp "$out/streamed_resident.tsv" "$out/streamed_2GiB.tsv" && echo "streamed output = resident output"
+    rm -f "$out"/streamed_*.tsv
+}
+
+step_explain() {
+    sprot
+    for args in "--devices 0,0" "--devices 0,0 --balance dynamic" "--devices 0"; do
+        echo "== --explain $args"
+        ./warpsw search -q queries.fasta -d sprot_half.wsw $args --explain 2>&1 | head -40
+    done
+}
+
+for step in "$@"; do
+    echo "=== $step"
+    "step_$step"
+done
