@@ -8,6 +8,10 @@
 #   bash diagnose.sh streamed  # 2,500,000 synthetic sequences: resident against
 #                              # --gpu-memory 2GiB (streamed), 20 queries, two rounds
 #   bash diagnose.sh explain   # --explain of two parts on GPU 0 and of two GPUs sharing chunks
+#   bash diagnose.sh connections  # bench with CUDA's 8 hardware queues against warpsw's 32:
+#                              # long.fasta and queries.fasta on half of Swiss-Prot, the 20
+#                              # queries on the 570k synthetic database and on 1,000,000 x 128,
+#                              # 256 and 512 residues
 # Logs under ${OUT:-out}/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,7 +57,11 @@ step_titin() {
                 > "$out/titin_${db}_$round.log" 2>&1
         done
         grep -o '[0-9.]* GCUPS' "$out/titin_${db}_2.log" | head -1 | sed "s/^/$db: /"
-        grep 'timeline (ms' "$out/titin_${db}_2.log"
+        grep 'timeline (ms\|  chunk' "$out/titin_${db}_2.log" | sed 's/^warpsw: GPU 0 (NVIDIA [^)]*)://'
+    done
+    for db in sprot_half sprot_half_within; do
+        ./warpsw bench --query titins.fasta --db "$db.wsw" --device gpu --kernels auto --gap-open 10 \
+            --gap-extend 1 --warmup 1 --repeat 3 2>&1 | grep -E '^(Q8WZ42|A2ASS6|overall)' | sed "s/^/bench $db: /"
     done
 }
 
@@ -88,6 +96,34 @@ step_explain() {
     for args in "--devices 0,0" "--devices 0,0 --balance dynamic" "--devices 0"; do
         echo "== --explain $args"
         ./warpsw search -q queries.fasta -d sprot_half.wsw $args --explain 2>&1 | head -40
+    done
+}
+
+bench_both() { # label, query file, database: bench with 8 and with 32 hardware queues, alternated
+    local label=$1 queries=$2 db=$3
+    for round in $(seq 1 "${ROUNDS:-1}"); do
+        for queues in 8 32; do
+            CUDA_DEVICE_MAX_CONNECTIONS=$queues ./warpsw bench --query "$queries" --db "$db" --device gpu \
+                --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+                > "$out/${label}_q${queues}_$round.log" 2>&1
+            echo "$label queues $queues round $round: $(grep overall "$out/${label}_q${queues}_$round.log")"
+        done
+    done
+    paste <(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $1, $2, $3 }' "$out/${label}_q8_1.log") \
+          <(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $3 }' "$out/${label}_q32_1.log") \
+        | awk -v l="$label" '{ printf "%s %-12s %6d %9.1f %9.1f %5.2f\n", l, $1, $2, $3, $4, $4 / $3 }'
+}
+
+step_connections() {
+    sprot
+    bench_both long long.fasta sprot_half.wsw
+    bench_both sprot queries.fasta sprot_half.wsw
+    synth 570000 synth570k
+    bench_both synth570k queries.fasta synth570k.wsw
+    for L in 128 256 512; do
+        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
+        bench_both "eq$L" queries.fasta "eq$L.wsw"
+        rm -f "eq$L.wsw"
     done
 }
 

@@ -16,6 +16,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // SAFETY: the first thing the process does, before any thread starts:
+    // nothing else reads or writes the environment meanwhile.
+    unsafe { host::engine::gpu::device::claim_stream_connections() };
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         // Under MPI every rank parses the same command line: rank 0 alone
