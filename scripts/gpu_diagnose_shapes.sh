@@ -12,6 +12,12 @@
 #                              # long.fasta and queries.fasta on half of Swiss-Prot, the 20
 #                              # queries on the 570k synthetic database and on 1,000,000 x 128,
 #                              # 256 and 512 residues
+#   bash diagnose.sh dispatch  # long.fasta and the 20 queries on half of Swiss-Prot with each
+#                              # chunk dispatch (WARPSW_CHUNK_DISPATCH queued, auto), long.fasta
+#                              # without its hits beyond 16 bits (beyond_16_bits.txt), titin's
+#                              # chunk timeline, whole searches, outputs compared
+#   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
+#                              # 8, 17 and 32 hardware queues: GPU start, scoring, wall clock
 # Logs under ${OUT:-out}/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -125,6 +131,61 @@ step_connections() {
         bench_both "eq$L" queries.fasta "eq$L.wsw"
         rm -f "eq$L.wsw"
     done
+}
+
+step_start() {
+    sprot
+    for round in 1 2 3; do
+        for queues in 8 17 32; do
+            /usr/bin/time -f "WALL %e" env CUDA_DEVICE_MAX_CONNECTIONS=$queues ./warpsw search \
+                -q queries.fasta -d sprot_half.wsw --device gpu --columns qseqid,sseqid,score \
+                -o /dev/null > "$out/start_$queues.log" 2>&1
+            echo "queues $queues round $round: $(grep -o '[0-9.]* GCUPS' "$out/start_$queues.log" | head -1)," \
+                "$(grep -o 'GPU start and upload [0-9.]*\|scoring [0-9.]*' "$out/start_$queues.log" | tr '\n' ' ')" \
+                "$(tail -1 "$out/start_$queues.log")"
+        done
+    done
+}
+
+bench_long() { # label, query file, database, dispatch
+    WARPSW_CHUNK_DISPATCH=$4 ./warpsw bench --query "$2" --db "$3" --device gpu --kernels auto \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 > "$out/$1.log" 2>&1
+    awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $1, $2, $3 }' "$out/$1.log" > "$out/$1.rows"
+    echo "$1: $(grep overall "$out/$1.log")"
+}
+
+step_dispatch() {
+    sprot
+    awk 'NR == FNR { drop[$1] = 1; next } /^>/ { id = substr($1, 2); keep = !(id in drop) } keep' \
+        beyond_16_bits.txt sprot_half.fasta > sprot_half_within.fasta
+    ./warpsw makedb sprot_half_within.fasta -o sprot_half_within.wsw > /dev/null
+    bench_long long_queued long.fasta sprot_half.wsw queued
+    bench_long long_auto long.fasta sprot_half.wsw auto
+    bench_long long_within_auto long.fasta sprot_half_within.wsw auto
+    echo "query length queued auto auto-without auto/queued auto/without"
+    paste "$out/long_queued.rows" "$out/long_auto.rows" "$out/long_within_auto.rows" \
+        | awk '{ printf "%-8s %6d %8.1f %8.1f %8.1f %5.2f %5.2f\n", $1, $2, $3, $6, $9, $6 / $3, $6 / $9 }'
+    bench_long sprot_queued queries.fasta sprot_half.wsw queued
+    bench_long sprot_auto queries.fasta sprot_half.wsw auto
+    paste "$out/sprot_queued.rows" "$out/sprot_auto.rows" \
+        | awk '$2 >= 2000 { printf "%-10s %6d %8.1f %8.1f %5.2f\n", $1, $2, $3, $6, $6 / $3 }'
+    awk '/^>/ { n++ } n == 10' long.fasta > titin.fa
+    WARPSW_TIMELINE=chunks ./warpsw search -q titin.fa -d sprot_half.wsw --device gpu --quiet \
+        --columns qseqid,sseqid,score -o /dev/null 2>&1 | grep -E 'timeline|chunk (0|1|8|9|16):' \
+        | sed 's/^warpsw: GPU [^:]*://' | cut -c1-150
+    for round in 1 2; do
+        for d in queued auto; do
+            for q in queries long; do
+                /usr/bin/time -f "WALL %e" env WARPSW_CHUNK_DISPATCH=$d ./warpsw search -q $q.fasta \
+                    -d sprot_half.wsw --device gpu -o "$out/${q}_$d.tsv" > "$out/search_${q}_$d.log" 2>&1
+                echo "search $q $d round $round: $(grep -o '[0-9.]* GCUPS' "$out/search_${q}_$d.log" | head -1), $(tail -1 "$out/search_${q}_$d.log")"
+            done
+        done
+    done
+    for q in queries long; do
+        cmp "$out/${q}_queued.tsv" "$out/${q}_auto.tsv" && echo "$q: outputs identical"
+    done
+    rm -f "$out"/*.tsv "$out"/*.rows
 }
 
 for step in "$@"; do

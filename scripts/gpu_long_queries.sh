@@ -25,9 +25,7 @@ sprot() { # half of Swiss-Prot as FASTA and .wsw, made once
 }
 
 step_tests() {
-    # The tests open the GPU through the library, as the binary does once
-    # it has asked for a hardware queue a stream.
-    CUDA_DEVICE_MAX_CONNECTIONS=32 ./warpsw-tests --ignored --test-threads 1 gpu_many_long_pairs_beyond_16_bits_are_rescued \
+    ./warpsw-tests --ignored --test-threads 1 gpu_many_long_pairs_beyond_16_bits_are_rescued \
         gpu_adversarial_cases 2>&1 | tail -8
 }
 

@@ -16,9 +16,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    // SAFETY: the first thing the process does, before any thread starts:
-    // nothing else reads or writes the environment meanwhile.
-    unsafe { host::engine::gpu::device::claim_stream_connections() };
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         // Under MPI every rank parses the same command line: rank 0 alone
@@ -59,6 +56,7 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
     output_file::install_signal_handlers();
     // A diagnostic setting is checked before any work, on every device.
     host::engine::gpu::timeline::timeline_on()?;
+    host::engine::gpu::Dispatch::from_environment()?;
     host::engine::gpu::sass_on()?;
     #[cfg(feature = "mpi")]
     if cluster::launched_rank().is_some() {

@@ -163,34 +163,6 @@ pub fn selected_devices(wanted: Option<&[usize]>) -> Result<Vec<DeviceInfo>> {
         .collect()
 }
 
-/// The driver's variable for how many hardware work queues a context
-/// spreads its streams over (CUDA's default is 8).
-pub const CONNECTIONS_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
-
-/// The hardware work queues warpsw asks for: CUDA's most, more than the
-/// engine's streams (16 workers and its own).
-pub const CONNECTIONS: u32 = 32;
-
-/// Asks the driver, unless the user already chose ([`CONNECTIONS_VARIABLE`]
-/// set), for a hardware work queue per stream. With CUDA's default of 8,
-/// streams `k` and `k + 8` of the 16 share one queue, and a chunk waits
-/// for the chunk before it on the other stream: on an H200 titin's search
-/// of half of Swiss-Prot ran chunk 8 only once chunk 0 (its longest
-/// sequences, 500 ms) was done, and the queue of those two streams set
-/// the query's time (`WARPSW_TIMELINE=chunks`, benches/RESULTS.md). The
-/// driver reads the variable when it creates a context, so this must run
-/// before any GPU is opened.
-///
-/// # Safety
-/// It writes the process's environment: no other thread may read or
-/// write the environment while it runs (call it first thing in `main`,
-/// before any thread starts).
-pub unsafe fn claim_stream_connections() {
-    if std::env::var_os(CONNECTIONS_VARIABLE).is_none() {
-        std::env::set_var(CONNECTIONS_VARIABLE, CONNECTIONS.to_string());
-    }
-}
-
 /// Opens the GPUs `wanted` (`None`: all) and loads the kernels in each, so
 /// that a search that starts this on another thread while it reads its
 /// input finds them ready: a device's start (its context and the kernels'

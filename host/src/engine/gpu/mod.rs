@@ -21,6 +21,6 @@ pub use device::{
     kernels_loaded_from, ptx_for, sass_architectures, sass_for, sass_on, selected_devices, warm_up,
 };
 pub use resident::{
-    DEFAULT_GPU_STREAMS, EngineStream, EntryPointUse, GpuEngine, GpuEngineBuilder, KernelResources,
-    plan_for,
+    AS_FREED_FROM_RESIDUES, DEFAULT_GPU_STREAMS, DISPATCH_VARIABLE, Dispatch, EngineStream,
+    EntryPointUse, GpuEngine, GpuEngineBuilder, KernelResources, plan_for,
 };

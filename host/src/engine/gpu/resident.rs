@@ -37,6 +37,7 @@ pub mod batch;
 mod builder;
 pub use builder::GpuEngineBuilder;
 mod launch;
+pub use launch::{AS_FREED_FROM_RESIDUES, DISPATCH_VARIABLE, Dispatch};
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
@@ -198,6 +199,8 @@ pub struct GpuEngine {
     timeline_on: bool,
     /// How much of a timeline to print (`WARPSW_TIMELINE`).
     timeline_detail: Detail,
+    /// How a query's chunks go to the workers (`WARPSW_CHUNK_DISPATCH`).
+    dispatch: launch::Dispatch,
     /// The loaded query's timeline, until its scores are read.
     timeline: Option<Timeline>,
 }

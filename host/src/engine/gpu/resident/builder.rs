@@ -247,6 +247,7 @@ impl GpuEngineBuilder {
             pack_seconds,
             timeline_on: timeline_detail()? != Detail::Off,
             timeline_detail: timeline_detail()?,
+            dispatch: super::launch::Dispatch::from_environment()?,
             timeline: None,
         };
         engine.size_query_batch();

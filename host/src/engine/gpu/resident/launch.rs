@@ -14,16 +14,17 @@ impl GpuEngine {
     }
 
     /// [`GpuEngine::launch_all`] for `query` and, if given, a partner
-    /// scored beside it ([`GpuEngine::load_queries`]).
+    /// scored beside it ([`GpuEngine::load_queries`]). A long query's
+    /// chunks go to the workers as they come free ([`Dispatch::AsFreed`]),
+    /// a short one's all at once, in turn.
     pub(super) fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
         // A timeline is this query's or none (not a query's before).
-        self.timeline = None;
-        let mut timeline = self.timeline_on.then(|| Timeline::start(&self.stream));
+        self.timeline = self.timeline_on.then(|| Timeline::start(&self.stream));
         self.load_queries(query, partner)?;
         if self.query.is_empty() {
             return Ok(());
         }
-        if let Some(timeline) = &mut timeline {
+        if let Some(timeline) = &mut self.timeline {
             timeline.mark("profiles", &self.stream);
         }
         let ordering = self.info.error("ordering the streams");
@@ -35,38 +36,79 @@ impl GpuEngine {
                 worker.wait(&ready).map_err(&ordering)?;
             }
         }
+        let longest_query = self
+            .query_len
+            .max(self.partner.as_ref().map_or(0, |p| p.len));
+        let as_freed = self.dispatch.as_freed(longest_query) && !self.workers.is_empty();
+        // With dispatch as freed: the chunk each of the first workers runs,
+        // one a hardware queue.
+        let mut running: Vec<Option<usize>> = vec![None; self.workers.len().min(hardware_queues())];
         // Each worker launch is recorded as pending at once, so that even
         // after an error the next query (or the engine's end) waits for it.
         self.pending = (0..self.chunks.len()).map(|_| None).collect();
         let mut turn = 0;
         for k in 0..self.chunks.len() {
-            let (stream, region) = match self.overlap_scratch[k].clone() {
+            let (stream, region, worker) = match self.overlap_scratch[k].clone() {
                 Some(region) => {
-                    let worker = self.workers[turn % self.workers.len()].clone();
+                    let w = match as_freed {
+                        true => self.free_worker(&mut running)?,
+                        false => turn % self.workers.len(),
+                    };
                     turn += 1;
-                    (worker, Some(region))
+                    (self.workers[w].clone(), Some(region), Some(w))
                 }
-                None => (self.stream.clone(), None),
+                None => (self.stream.clone(), None, None),
             };
-            let started = timeline.as_mut().and_then(|t| t.chunk_start(&stream));
+            let started = self.timeline.as_mut().and_then(|t| t.chunk_start(&stream));
             let launched = self.launch_chunk_on(k, &stream, region.clone());
             if region.is_some() {
                 self.pending[k] = Some(stream.record_event(no_timing).map_err(&ordering)?);
             }
             launched?;
-            if let Some(timeline) = &mut timeline {
+            if let (true, Some(w)) = (as_freed, worker) {
+                running[w] = Some(k);
+            }
+            let label = match self.timeline_detail == Detail::Chunks {
+                true => Some(self.chunk_label(k, worker)?),
+                false => None,
+            };
+            if let Some(timeline) = &mut self.timeline {
                 timeline.chunk_end(started, &stream);
-                if self.timeline_detail == Detail::Chunks {
-                    timeline
-                        .label_chunk(self.chunk_label(k, region.is_some().then_some(turn - 1))?);
+                if let Some(label) = label {
+                    timeline.label_chunk(label);
                 }
             }
         }
-        if let Some(timeline) = &mut timeline {
+        if let Some(timeline) = &mut self.timeline {
             timeline.mark("queued", &self.stream);
         }
-        self.timeline = timeline;
         Ok(())
+    }
+
+    /// A worker of `running` (the chunk each runs) that is free, waiting
+    /// for one to finish if none is; a finished chunk is joined at once,
+    /// so that its rescue runs beside the others.
+    fn free_worker(&mut self, running: &mut [Option<usize>]) -> Result<usize> {
+        loop {
+            if let Some(w) = running.iter().position(Option::is_none) {
+                return Ok(w);
+            }
+            for w in 0..running.len() {
+                let Some(k) = running[w] else { continue };
+                let done = match &self.pending[k] {
+                    Some(event) => event
+                        .try_is_complete()
+                        .map_err(self.info.error("waiting for a chunk"))?,
+                    None => true,
+                };
+                if done {
+                    self.join_chunk(k)?;
+                    running[w] = None;
+                    return Ok(w);
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
     }
 
     /// Joins chunk `k`'s launch on a worker stream, if it is pending, into
@@ -370,5 +412,87 @@ impl GpuEngine {
             at += 1 + usize::from(partner.is_some());
         }
         Ok(all)
+    }
+}
+
+/// The environment variable that picks how a query's chunks go to the
+/// worker streams, for benchmarks: `auto` (the default), `queued` or
+/// `as-freed` ([`Dispatch`]).
+pub const DISPATCH_VARIABLE: &str = "WARPSW_CHUNK_DISPATCH";
+
+/// Queries of at least this many residues have their chunks dispatched as
+/// workers come free (`auto`). Their chunks run for milliseconds to
+/// seconds each, so the host's wait for one to finish (tens of
+/// microseconds) costs nothing, while a chunk queued behind a long one
+/// can cost the query its time (benches/RESULTS.md, "A chunk a hardware
+/// queue"); a short query's chunks run for microseconds, and queueing
+/// them all at once keeps the host out of their way.
+pub const AS_FREED_FROM_RESIDUES: usize = 3_000;
+
+/// How a query's chunks go to the worker streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// [`Dispatch::AsFreed`] for queries of at least
+    /// [`AS_FREED_FROM_RESIDUES`] residues, else [`Dispatch::Queued`].
+    Auto,
+    /// Every chunk queued at once, the workers in turn. The driver runs a
+    /// GPU's streams on a few hardware queues (`CUDA_DEVICE_MAX_CONNECTIONS`,
+    /// 8 by default), each in order: with 16 workers, streams `k` and `k +
+    /// 8` share one, and a chunk waits for whatever was queued before it
+    /// on the other stream.
+    Queued,
+    /// A chunk on one of the first workers (one a hardware queue) once it
+    /// is free: nothing waits behind a long chunk, and a finished chunk's
+    /// rescue is queued at once.
+    AsFreed,
+}
+
+impl Dispatch {
+    /// [`DISPATCH_VARIABLE`]'s choice.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a value that is none of the three.
+    pub fn from_environment() -> Result<Dispatch> {
+        match std::env::var(DISPATCH_VARIABLE).as_deref() {
+            Err(_) | Ok("") | Ok("auto") => Ok(Dispatch::Auto),
+            Ok("queued") => Ok(Dispatch::Queued),
+            Ok("as-freed") => Ok(Dispatch::AsFreed),
+            Ok(other) => Err(Error::InvalidArgument(format!(
+                "{DISPATCH_VARIABLE}={other}: expected auto, queued or as-freed"
+            ))),
+        }
+    }
+
+    /// Whether a query (or pair) whose longer query has `query_len`
+    /// residues has its chunks dispatched as workers come free.
+    pub fn as_freed(self, query_len: usize) -> bool {
+        match self {
+            Dispatch::Auto => query_len >= AS_FREED_FROM_RESIDUES,
+            Dispatch::Queued => false,
+            Dispatch::AsFreed => true,
+        }
+    }
+}
+
+/// The hardware queues the driver gives a context's streams:
+/// `CUDA_DEVICE_MAX_CONNECTIONS`, 8 unless set (CUDA's default).
+fn hardware_queues() -> usize {
+    std::env::var("CUDA_DEVICE_MAX_CONNECTIONS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_queries_are_dispatched_as_workers_come_free() {
+        assert!(!Dispatch::Auto.as_freed(AS_FREED_FROM_RESIDUES - 1));
+        assert!(Dispatch::Auto.as_freed(AS_FREED_FROM_RESIDUES));
+        assert!(Dispatch::AsFreed.as_freed(5));
+        assert!(!Dispatch::Queued.as_freed(35_000));
     }
 }
