@@ -161,6 +161,9 @@ pub fn explain(
         _ => "queries: one at a time".into(),
     };
     lines.push(queries_together);
+    if !batched && matches!(layout, Layout::OneResident) {
+        lines.push(dispatch_line(query_lengths)?);
+    }
     for (lengths, label) in length_classes(query_lengths) {
         lines.push(format!(
             "  queries of {label}: {}",
@@ -182,6 +185,27 @@ pub fn explain(
         );
     }
     Ok(lines)
+}
+
+/// How the resident engine hands a query's chunks to its worker streams
+/// ([`gpu::Dispatch`]), for queries of these lengths.
+fn dispatch_line(query_lengths: &[usize]) -> Result<String> {
+    let dispatch = gpu::Dispatch::from_environment()?;
+    let long = query_lengths
+        .iter()
+        .filter(|&&n| dispatch.as_freed(n))
+        .count();
+    Ok(match (long, query_lengths.len() - long) {
+        (0, _) => {
+            "chunks: every chunk of a query queued at once, the worker streams in turn".into()
+        }
+        (_, 0) => "chunks: to the worker streams as they come free, one a hardware queue".into(),
+        _ => format!(
+            "chunks: to the worker streams as they come free for queries of {} residues or \
+             more ({long} of them), else every chunk queued at once",
+            gpu::AS_FREED_FROM_RESIDUES
+        ),
+    })
 }
 
 /// The CPU's SIMD, as the CPU engine picks it at run time.

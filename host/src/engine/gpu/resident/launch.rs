@@ -421,13 +421,16 @@ impl GpuEngine {
 pub const DISPATCH_VARIABLE: &str = "WARPSW_CHUNK_DISPATCH";
 
 /// Queries of at least this many residues have their chunks dispatched as
-/// workers come free (`auto`). Their chunks run for milliseconds to
-/// seconds each, so the host's wait for one to finish (tens of
-/// microseconds) costs nothing, while a chunk queued behind a long one
-/// can cost the query its time (benches/RESULTS.md, "A chunk a hardware
-/// queue"); a short query's chunks run for microseconds, and queueing
-/// them all at once keeps the host out of their way.
-pub const AS_FREED_FROM_RESIDUES: usize = 3_000;
+/// workers come free (`auto`). Such a query's chunk of the longest
+/// sequences runs for hundreds of milliseconds on a few warps, and a chunk
+/// queued behind it on its hardware queue waits that long: on an H200
+/// (half of Swiss-Prot, each query in the database) titin ran 1.14 times
+/// as fast dispatched as freed, queries of 8,515–18,141 residues 1.02–1.06
+/// times; at 5,030–6,061 residues it cost 1 %, and 1–2 % on CUDASW++'s
+/// queries of 3,005–5,478 residues, whose chunks the GPU runs best 16 at
+/// a time (benches/RESULTS.md, "A long query's chunks as the workers come
+/// free").
+pub const AS_FREED_FROM_RESIDUES: usize = 8_000;
 
 /// How a query's chunks go to the worker streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
