@@ -135,7 +135,9 @@ pub fn explain(
     // has chunks to take (the engine's own cut).
     let chunks = match layout {
         Layout::SeveralResident => {
-            super::multi::multi_device_plan(db, ordinals.len(), limits, &plan)
+            // `open_gpus` cuts by the first GPU's plan.
+            let first = gpus.plans.first().unwrap_or(&plan);
+            super::multi::multi_device_plan(db, ordinals.len(), limits, first)
         }
         _ => gpu::resident::plan_for(&plan, db, limits),
     };
@@ -161,7 +163,7 @@ pub fn explain(
         _ => "queries: one at a time".into(),
     };
     lines.push(queries_together);
-    if !batched && matches!(layout, Layout::OneResident) {
+    if !batched && matches!(layout, Layout::OneResident) && options.streams > 1 {
         lines.push(dispatch_line(query_lengths)?);
     }
     for (lengths, label) in length_classes(query_lengths) {
@@ -188,7 +190,8 @@ pub fn explain(
 }
 
 /// How the resident engine hands a query's chunks to its worker streams
-/// ([`gpu::Dispatch`]), for queries of these lengths.
+/// ([`gpu::Dispatch`]), for queries of these lengths (the chunks whose
+/// kernel runs beside others; a pair of queries goes by its longer one).
 fn dispatch_line(query_lengths: &[usize]) -> Result<String> {
     let dispatch = gpu::Dispatch::from_environment()?;
     let long = query_lengths
@@ -201,8 +204,9 @@ fn dispatch_line(query_lengths: &[usize]) -> Result<String> {
         }
         (_, 0) => "chunks: to the worker streams as they come free, one a hardware queue".into(),
         _ => format!(
-            "chunks: to the worker streams as they come free for queries of {} residues or \
-             more ({long} of them), else every chunk queued at once",
+            "chunks: to the worker streams as they come free for queries (or pairs whose \
+             longer query has) {} residues or more ({long} queries), else every chunk queued \
+             at once",
             gpu::AS_FREED_FROM_RESIDUES
         ),
     })

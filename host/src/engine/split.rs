@@ -227,7 +227,7 @@ impl Engine for SplitEngine {
         // Cells each part reported, so that a redone part's are not
         // counted twice.
         let reported: Vec<AtomicU64> = self.parts.iter().map(|_| AtomicU64::new(0)).collect();
-        let results: Vec<Result<Vec<Vec<i32>>>> = std::thread::scope(|s| {
+        let results: Vec<PartResult<Vec<Vec<i32>>>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .parts
                 .iter_mut()
@@ -248,7 +248,7 @@ impl Engine for SplitEngine {
         for (k, result) in results.into_iter().enumerate() {
             let scores = match result {
                 Ok(scores) => scores,
-                Err(error) => self.redo(k, queries, error, &reported[k], progress)?,
+                Err(failure) => self.redo(k, queries, failure, &reported[k], progress)?,
             };
             check_part(&scores, queries.len(), self.parts[k].range.len())?;
             per_part.push(scores);
@@ -297,24 +297,39 @@ impl Engine for SplitEngine {
 }
 
 impl SplitEngine {
-    /// Part `k` failed with `error` on this batch: its GPU is given up, the
-    /// part opened again on another GPU and the batch scored there, and so
-    /// on while one fails and others are left; the cells reported before
-    /// are not reported again.
+    /// Part `k` failed on this batch: if its GPU failed (a GPU error, or
+    /// a panic of its thread), the GPU is given up, the part opened again
+    /// on another GPU and the batch scored there, and so on while one
+    /// fails and others are left; the cells reported before are not
+    /// reported again. Any other error (a bug, a refused size) would fail
+    /// on every GPU alike: it ends the search at once.
     fn redo(
         &mut self,
         k: usize,
         queries: &[&[u8]],
-        mut error: Error,
+        mut failure: PartFailure,
         reported: &AtomicU64,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<Vec<i32>>> {
         loop {
+            let PartFailure { error, gpu_failed } = failure;
+            if !gpu_failed {
+                return Err(error);
+            }
             let lost = self.parts[k].ordinal;
             if !self.failed.contains(&lost) {
                 self.failed.push(lost);
             }
-            let (ordinal, engine) = (self.reopen)(k, &self.failed).map_err(|again| {
+            let reopened = (self.reopen)(k, &self.failed).and_then(|(ordinal, engine)| match self
+                .failed
+                .contains(&ordinal)
+            {
+                false => Ok((ordinal, engine)),
+                true => Err(Error::Internal(format!(
+                    "the part was opened again on GPU {ordinal}, which has failed"
+                ))),
+            });
+            let (ordinal, engine) = reopened.map_err(|again| {
                 Error::AllDevicesFailed(format!(
                     "GPU {lost} failed ({error}), and its part of the database could not be \
                      opened on another GPU: {again}"
@@ -330,7 +345,7 @@ impl SplitEngine {
             part.engine = engine;
             match self.rescore(k, queries, reported, progress) {
                 Ok(scores) => return Ok(scores),
-                Err(again) => error = again,
+                Err(again) => failure = again,
             }
         }
     }
@@ -343,7 +358,7 @@ impl SplitEngine {
         queries: &[&[u8]],
         reported: &AtomicU64,
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<Vec<Vec<i32>>> {
+    ) -> PartResult<Vec<Vec<i32>>> {
         let part = &mut self.parts[k];
         let left = AtomicU64::new(reported.load(Ordering::Relaxed));
         // Report only what the failed run had not.
@@ -385,31 +400,57 @@ fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
         .collect()
 }
 
-/// Each part thread's result, in order, a panic as an error of that part
-/// (a GPU whose driver call panics is a failed GPU, its part redone).
+/// How a part failed: its error, and whether its GPU did (a GPU error, or
+/// a panic of the part's thread, as from a driver call), so that another
+/// GPU may do better.
+struct PartFailure {
+    error: Error,
+    gpu_failed: bool,
+}
+
+impl From<Error> for PartFailure {
+    fn from(error: Error) -> PartFailure {
+        let gpu_failed = matches!(error, Error::Gpu { .. } | Error::AllDevicesFailed(_));
+        PartFailure { error, gpu_failed }
+    }
+}
+
+/// A part's result.
+type PartResult<T> = std::result::Result<T, PartFailure>;
+
+/// Each part thread's result, in order, a panic as a failure of that
+/// part's GPU.
 fn join_all_caught<T>(
     handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T>>>,
-) -> Vec<Result<T>> {
+) -> Vec<PartResult<T>> {
     handles
         .into_iter()
-        .map(|h| h.join().unwrap_or_else(|panic| Err(panicked(&*panic))))
+        .map(|h| match h.join() {
+            Ok(result) => result.map_err(PartFailure::from),
+            Err(panic) => Err(panicked(&*panic)),
+        })
         .collect()
 }
 
-/// `f`'s result, a panic as an error.
-fn caught<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-        .unwrap_or_else(|panic| Err(panicked(&*panic)))
+/// `f`'s result, a panic as a failure of the part's GPU.
+fn caught<T>(f: impl FnOnce() -> Result<T>) -> PartResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result.map_err(PartFailure::from),
+        Err(panic) => Err(panicked(&*panic)),
+    }
 }
 
-/// A panic's message as an error.
-fn panicked(panic: &(dyn std::any::Any + Send)) -> Error {
+/// A panic's message as a failure of the part's GPU.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> PartFailure {
     let message = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".into());
-    Error::Internal(format!("a part's thread panicked: {message}"))
+    PartFailure {
+        error: Error::Internal(format!("a part's thread panicked: {message}")),
+        gpu_failed: true,
+    }
 }
 
 /// A part's scores are one vector a query, one score a sequence of the
@@ -464,7 +505,14 @@ mod tests {
                 if self.panics {
                     panic!("the driver call panicked");
                 }
-                return Err(Error::Internal("the device fell off the bus".into()));
+                return Err(Error::Gpu {
+                    device: 0,
+                    name: "the device fell off the bus".into(),
+                    stage: "scoring",
+                    source: cudarc::driver::DriverError(
+                        cudarc::driver::sys::CUresult::CUDA_ERROR_LAUNCH_FAILED,
+                    ),
+                });
             }
             self.inner.score_batch_reporting(queries, progress)
         }
@@ -641,6 +689,44 @@ mod tests {
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("panicked"), "{warnings:?}");
         assert!(warnings[1].contains("fell off the bus"), "{warnings:?}");
+    }
+
+    /// An engine whose every batch fails with an error no GPU would fix.
+    struct Refusing(CpuEngine);
+
+    impl Engine for Refusing {
+        fn description(&self) -> String {
+            "refusing".into()
+        }
+        fn score_all(&mut self, _query: &[u8]) -> Result<Vec<i32>> {
+            Err(Error::Internal("a rule broken".into()))
+        }
+        fn database_residues(&self) -> u64 {
+            self.0.database_residues()
+        }
+    }
+
+    #[test]
+    fn an_error_no_gpu_would_fix_ends_the_search_without_a_redo() {
+        let db = database(60, 5);
+        let ranges = db.residue_parts(2);
+        let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
+            (
+                ranges[0].clone(),
+                0,
+                Box::new(cpu(db.part(ranges[0].clone()))),
+            ),
+            (
+                ranges[1].clone(),
+                1,
+                Box::new(Refusing(cpu(db.part(ranges[1].clone())))),
+            ),
+        ];
+        let reopen: Reopen = Box::new(|_, _| panic!("nothing is redone"));
+        let mut split = SplitEngine::new(opened, reopen).unwrap();
+        let error = split.score_batch(&[db.sequence(0)]).unwrap_err();
+        assert!(error.to_string().contains("a rule broken"), "{error}");
+        assert!(split.take_warnings().is_empty());
     }
 
     #[test]

@@ -5,10 +5,12 @@
 use super::*;
 
 impl GpuEngine {
-    /// Loads `query` and launches every chunk's kernels without waiting for
-    /// them, on the worker streams in turn (longest chunk first) where the
-    /// plan allows, else on the engine's stream; [`GpuEngine::read_scores`]
-    /// waits.
+    /// Loads `query` and launches every chunk's kernels (longest chunk
+    /// first) on the worker streams where the plan allows, else on the
+    /// engine's stream; [`GpuEngine::read_scores`] waits for them. A short
+    /// query's launches are all queued before it returns; a long one's go
+    /// to the workers as they come free ([`Dispatch`]), so it returns once
+    /// the last is launched, with up to one chunk a worker still running.
     pub fn launch_all(&mut self, query: &[u8]) -> Result<()> {
         self.launch_queries(query, None)
     }
@@ -135,10 +137,21 @@ impl GpuEngine {
     /// it ran on.
     fn chunk_label(&self, k: usize, stream: Option<usize>) -> Result<ChunkLabel> {
         let chunk = &self.chunks[k];
-        let kernel = self.chunk_kernel_for(k, self.query.len())?;
+        let kernel = match (&self.partner, self.paired(k)) {
+            (
+                Some(Partner {
+                    pair: Some((kernel, _)),
+                    ..
+                }),
+                true,
+            ) => {
+                format!("{kernel} (two queries)")
+            }
+            _ => self.chunk_kernel_for(k, self.query_len)?.to_string(),
+        };
         Ok(ChunkLabel {
             index: k,
-            kernel: kernel.to_string(),
+            kernel,
             sequences: chunk.range.len(),
             longest: chunk.longest,
             stream: stream.map(|s| s % self.workers.len().max(1)),
