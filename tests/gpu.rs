@@ -660,7 +660,9 @@ fn gpu_a_sequence_beyond_the_memory_budget_is_refused_before_allocating() {
 /// (each chunk its own border scratch), scores above 16 bits (the rescue
 /// deferred to the engine's stream), progress by chunk, an empty query
 /// between others, a scratch too small to overlap (one stream again), and
-/// gap costs beyond 16 bits (no overlap: the 32-bit fallback).
+/// gap costs beyond 16 bits (no overlap: the 32-bit fallback). The
+/// 8,000-residue query's chunks go to the workers as they come free (each
+/// finished chunk's rescue queued at once), the others' all at once.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
@@ -668,6 +670,11 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
     use std::sync::Mutex;
     let mut rng = hay::rng(112);
     let long = hay::random_codes(&mut rng, 8000, false);
+    assert!(
+        host::engine::gpu::Dispatch::Auto.as_freed(long.len())
+            && !host::engine::gpu::Dispatch::Auto.as_freed(1000),
+        "the test covers both ways of dispatching chunks"
+    );
     let mut seqs = hay::skewed_sequences(&mut rng, 12_000, 2000, true);
     for len in [15_000, 9_000, 6_000, 4_500, 3_000, 1_500, 1_100] {
         seqs.push(hay::random_codes(&mut rng, len, false));
