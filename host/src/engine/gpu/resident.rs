@@ -195,9 +195,8 @@ pub struct GpuEngine {
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
     pack_seconds: f64,
-    /// Whether each query's timeline is printed ([`super::timeline`]).
-    timeline_on: bool,
-    /// How much of a timeline to print (`WARPSW_TIMELINE`).
+    /// How much of each query's timeline to print (`WARPSW_TIMELINE`,
+    /// [`super::timeline`]).
     timeline_detail: Detail,
     /// How a query's chunks go to the workers (`WARPSW_CHUNK_DISPATCH`).
     dispatch: launch::Dispatch,

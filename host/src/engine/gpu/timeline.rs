@@ -93,8 +93,7 @@ pub struct Timeline {
     /// With [`Detail::Chunks`]: each chunk's label and an event on the
     /// engine's stream once it had joined the chunk (and queued its
     /// rescue), in the order of `chunks`.
-    labels: Vec<ChunkLabel>,
-    joined: Vec<Option<CudaEvent>>,
+    labels: Vec<(ChunkLabel, Option<CudaEvent>)>,
     /// Why the timeline stopped recording, if it did.
     failed: Option<String>,
 }
@@ -152,18 +151,17 @@ impl Timeline {
     /// (for [`Detail::Chunks`]).
     pub fn label_chunk(&mut self, label: ChunkLabel) {
         if self.labels.len() < self.chunks.len() {
-            self.labels.push(label);
-            self.joined.push(None);
+            self.labels.push((label, None));
         }
     }
 
     /// Marks, on `stream` (the engine's), the point where chunk `index`
     /// has been joined and what it left there queued.
     pub fn chunk_joined(&mut self, index: usize, stream: &Arc<CudaStream>) {
-        if let Some(at) = self.labels.iter().position(|l| l.index == index)
+        if let Some(at) = self.labels.iter().position(|(l, _)| l.index == index)
             && let Some(event) = self.record(stream)
         {
-            self.joined[at] = Some(event);
+            self.labels[at].1 = Some(event);
         }
     }
 
@@ -192,9 +190,7 @@ impl Timeline {
         for (start, end) in &self.chunks {
             report.chunks.push((since(start)?, since(end)?));
         }
-        for ((label, joined), &(start, end)) in
-            self.labels.iter().zip(&self.joined).zip(&report.chunks)
-        {
+        for ((label, joined), &(start, end)) in self.labels.iter().zip(&report.chunks) {
             report.details.push(ChunkTimes {
                 label: label.clone(),
                 start,

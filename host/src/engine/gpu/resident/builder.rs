@@ -245,7 +245,6 @@ impl GpuEngineBuilder {
             batch: batch::BatchBuffers::default(),
             upload_seconds,
             pack_seconds,
-            timeline_on: timeline_detail()? != Detail::Off,
             timeline_detail: timeline_detail()?,
             dispatch: super::launch::Dispatch::from_environment()?,
             timeline: None,

@@ -21,7 +21,8 @@ impl GpuEngine {
     /// a short one's all at once, in turn.
     pub(super) fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
         // A timeline is this query's or none (not a query's before).
-        self.timeline = self.timeline_on.then(|| Timeline::start(&self.stream));
+        self.timeline =
+            (self.timeline_detail != Detail::Off).then(|| Timeline::start(&self.stream));
         self.load_queries(query, partner)?;
         if self.query.is_empty() {
             return Ok(());
@@ -44,7 +45,10 @@ impl GpuEngine {
         let as_freed = self.dispatch.as_freed(longest_query) && !self.workers.is_empty();
         // With dispatch as freed: the chunk each of the first workers runs,
         // one a hardware queue.
-        let mut running: Vec<Option<usize>> = vec![None; self.workers.len().min(hardware_queues())];
+        let mut running: Vec<Option<usize>> = match as_freed {
+            true => vec![None; self.workers.len().min(hardware_queues())],
+            false => Vec::new(),
+        };
         // Each worker launch is recorded as pending at once, so that even
         // after an error the next query (or the engine's end) waits for it.
         self.pending = (0..self.chunks.len()).map(|_| None).collect();
@@ -154,7 +158,7 @@ impl GpuEngine {
             kernel,
             sequences: chunk.range.len(),
             longest: chunk.longest,
-            stream: stream.map(|s| s % self.workers.len().max(1)),
+            stream,
         })
     }
 
