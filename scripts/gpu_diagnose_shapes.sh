@@ -16,10 +16,8 @@
 #                              # chunk dispatch (WARPSW_CHUNK_DISPATCH queued, auto), long.fasta
 #                              # without its hits beyond 16 bits (beyond_16_bits.txt), titin's
 #                              # chunk timeline, whole searches, outputs compared
-#   bash diagnose.sh runs      # 1,000,000 x 128, 256 and 512 residues: bench of the 20 standard
-#                              # queries with runs of pairs on and off (WARPSW_QUERY_GROUP_RUNS)
-#   bash diagnose.sh tests     # the GPU tests of the query-group kernels (runs of pairs among
-#                              # them), of chunks on several streams and of the 32-bit rescue
+#   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
+#                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
 #                              # 8, 17 and 32 hardware queues: GPU start, scoring, wall clock
 # Logs under ${OUT:-out}/.
@@ -87,25 +85,8 @@ step_equal() {
     done
 }
 
-step_runs() {
-    for L in ${RUN_LENGTHS:-128 256 512}; do
-        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
-        for runs in on off; do
-            WARPSW_QUERY_GROUP_RUNS=$runs ./warpsw bench --query queries.fasta --db "eq$L.wsw" \
-                --device gpu --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
-                > "$out/runs_eq${L}_$runs.log" 2>&1
-            echo "eq$L runs $runs: $(grep overall "$out/runs_eq${L}_$runs.log")"
-        done
-        paste <(awk 'NF == 3 && $2 ~ /^[0-9]+$/' "$out/runs_eq${L}_on.log") \
-            <(awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $3 }' "$out/runs_eq${L}_off.log") \
-            | awk '{ printf "  %-12s %6d  on %8.1f  off %8.1f  %5.3f\n", $1, $2, $3, $4, $3 / $4 }'
-        rm -f "eq$L.wsw"
-    done
-}
-
 step_tests() {
     [ -x warpsw-tests ] || xz -dk warpsw-tests.xz
-    # TESTS picks some of them (by name).
     ./warpsw-tests --ignored --test-threads 1 ${TESTS:-gpu_query_group_matches_the_reference \
         gpu_chunks_on_several_streams_match_one_stream_and_the_reference \
         gpu_many_long_pairs_beyond_16_bits_are_rescued gpu_adversarial_cases} 2>&1 \

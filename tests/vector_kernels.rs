@@ -765,79 +765,6 @@ fn query_group_kernel_matches_the_oracle_in_every_configuration() {
     }
 }
 
-/// Every configuration of runs of pairs (each group aligning several
-/// pairs one after another in one wavefront) with runs of 1 to 8 pairs
-/// equals the oracle: one pass and several, chunks whose sequences differ
-/// in length (a segment is as long as the longest pair of its warp's
-/// runs) and whose pairs end inside a warp's runs, homologs (a segment's
-/// best must not leak into the next), empty and one-residue sequences.
-#[test]
-fn query_group_runs_of_pairs_match_the_oracle() {
-    use gpu_kernels::query_group_i16x2::CONFIGS;
-    use host::kernel::Kernel;
-    use host::kernel::query_group::run_emulated_config_in_runs;
-    let mut rng = StdRng::seed_from_u64(31);
-    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
-    let mut runs = 0;
-    for (k, config) in CONFIGS.iter().enumerate().filter(|(_, c)| c.run) {
-        let w = config.width();
-        for (j, query_len) in [w / 2, w + 5, 2 * w + 3].into_iter().enumerate() {
-            let query = random_codes(&mut rng, query_len);
-            let mut seqs: Vec<Vec<u8>> = (0..41)
-                .map(|i| match i % 4 {
-                    0 => mutate(&mut rng, &query),
-                    1 => {
-                        let len = rng.random_range(1..60);
-                        random_codes(&mut rng, len)
-                    }
-                    2 => query[rng.random_range(0..query.len() / 2)..].to_vec(),
-                    _ => {
-                        let len = rng.random_range(60..200);
-                        random_codes(&mut rng, len)
-                    }
-                })
-                .collect();
-            seqs.extend([vec![], vec![7], query.clone()]);
-            let (open, extend) = GAPS[(k + j) % GAPS.len()];
-            let gaps = GapPenalty::new(open, extend).unwrap();
-            let db = hay::database(seqs.clone());
-            let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
-            let profile = Kernel::QueryGroupI16x2.profile(&query, &matrix);
-            for run_pairs in [1, 2, 3, 5, 8] {
-                let limits = ChunkLimits {
-                    max_sequences: [44, 23, 9][(run_pairs + j) % 3],
-                    max_bytes: usize::MAX,
-                };
-                let got: Vec<i32> = plan_chunks(&lengths, limits)
-                    .into_iter()
-                    .flat_map(|r| {
-                        run_emulated_config_in_runs(
-                            k,
-                            &PackedChunk::pack(&db, r),
-                            &profile,
-                            gaps.kernel_gaps(),
-                            run_pairs,
-                        )
-                        .unwrap()
-                    })
-                    .collect();
-                for i in 0..db.len() {
-                    assert_eq!(
-                        got[i],
-                        local_score(&query, db.sequence(i), &matrix, gaps),
-                        "configuration {} in runs of {run_pairs}, query length {query_len}, \
-                         target {i} of length {}",
-                        config.symbol,
-                        db.length(i)
-                    );
-                }
-                runs += 1;
-            }
-        }
-    }
-    assert!(runs >= 3 * 3 * 5, "every configuration of runs ran: {runs}");
-}
-
 /// A query resumed at a later pass (`QueryGroupParams::first_column`: the
 /// launches from that column on read their first border from the scratch
 /// and raise the scores), in every configuration of one query that runs
@@ -851,8 +778,7 @@ fn query_group_resumed_query_matches_the_oracle() {
     let mut rng = StdRng::seed_from_u64(19);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     for (k, config) in CONFIGS.iter().enumerate() {
-        // Runs of pairs never resume (`tail_fits`).
-        if config.halves != Halves::Sequences || config.run {
+        if config.halves != Halves::Sequences {
             continue;
         }
         let w = config.width();
@@ -947,10 +873,7 @@ fn query_group_pair_hands_its_longer_query_to_one_query() {
             gaps: GapPenalty::new(open, extend).unwrap(),
         };
         let tails = CONFIGS.iter().enumerate().filter(|(_, t)| {
-            t.halves == Halves::Sequences
-                && t.update == Update::Lifted
-                && t.lanes == pc.lanes
-                && !t.run
+            t.halves == Halves::Sequences && t.update == Update::Lifted && t.lanes == pc.lanes
         });
         for (t, tc) in tails {
             for handoff in [1, 2] {
@@ -1000,8 +923,6 @@ fn query_group_kernel_rescues_scores_beyond_16_bits() {
         named("g8_r18_lifted_2rows"),
         named("g16_r24_lifted_2rows"),
         named("g8_r20_queries_2rows"),
-        named("g8_r18_lifted_2rows_run"),
-        named("g8_r24_lifted_2rows_run"),
     ] {
         let mut tail_w = random_codes(&mut rng, 300);
         tail_w.extend(vec![W; 327]);

@@ -224,36 +224,6 @@
 //! its last pass it still writes a border for a pass that never comes, to
 //! its own scratch block, which nothing reads.
 //!
-//! # Runs of pairs
-//! A pass over short sequences is mostly fill: at 128 rows and two rows
-//! a step a group of eight lanes runs 72 steps for 64 of rows, and its
-//! block copies its window and reduces its best for one pair. In the
-//! `_run` configurations ([`Config::run`]) each group aligns a *run* of
-//! [`QueryGroupParams::run_pairs`] pairs, one after another in one
-//! wavefront: the pairs' rows follow each other as *segments* of the
-//! wavefront, and lane 0 starts a segment's row 0 the step after its
-//! last row of the one before, so the group fills once a launch. A
-//! warp's groups take consecutive pairs for each segment
-//! ([`run_first_pair`]), so that a segment's pairs, which run as many
-//! steps, are neighbours in the length-sorted chunk; every segment is as
-//! long as the longest of the warp's pairs ([`run_rows`]), in whole
-//! iterations and at least a row a lane ([`run_segment_rows`]), so a
-//! lane lags at most one segment behind lane 0. Lane `l` reaches a
-//! segment's row 0 `l` steps after lane 0: it starts again from the
-//! matrix's top border (every H 0, no gap open from above: a select a
-//! value, no branch); at its last row it hands the best of its segment,
-//! raised by what the lane before handed it, to the next lane (a
-//! shuffle), and the last lane's is the group's, which it writes to the
-//! pair's scores. The last lane writes each row's border slot into its
-//! own segment's pair's slots, lane 0 reads its segment's. Only the
-//! steps of a segment's first `D · G` rows and its last four (lane 0
-//! ending it) do this (*edges*, a warp-uniform branch); in the others
-//! every lane is in lane 0's segment and the step is the one without
-//! runs. Where a run takes two pairs or more ([`run_pairs_for`]: chunks
-//! of up to 512 residues) and the lifted update runs, the host runs the
-//! configuration of runs of least cost without the fill
-//! ([`run_config_for`]); runs never hand over or resume.
-//!
 //! # Padding
 //! Rows past a sequence's end are the pad code, columns past the query's
 //! end score the pad score, and the rows a lane computes before row 0 (the
@@ -535,10 +505,6 @@ pub struct QueryGroupParams {
     /// pair of queries whose shorter one has ended can so hand the longer
     /// one's remaining columns to a configuration of one query.
     pub first_column: u32,
-    /// Pairs each group aligns one after another in one wavefront (the
-    /// `_run` configurations: module docs, *Runs of pairs*); 1 elsewhere,
-    /// where no kernel reads it.
-    pub run_pairs: u32,
 }
 
 // SAFETY: plain data with a `#[repr(C)]` layout the PTX entry points share.
@@ -690,11 +656,9 @@ pub const fn pass_steps(rows: usize, lanes: usize, rows_per_step: usize) -> usiz
 /// Slots of border scratch a pair of sequences of at most `longest`
 /// residues needs: the highest slot a pass writes, for groups of up to 32
 /// lanes of one row a step (slot `t` at step `t`) or up to 16 of two
-/// (slot `row + G - 1`, at most `longest + G + 1`), and for runs of pairs,
-/// whose segments are at least 32 rows ([`run_segment_rows`]).
+/// (slot `row + G - 1`, at most `longest + G + 1`).
 pub const fn scratch_slots(longest: usize) -> usize {
-    let rows = if longest < 32 { 32 } else { longest };
-    (rows + 31).next_multiple_of(4)
+    (longest + 31).next_multiple_of(4)
 }
 
 /// Rows (residues) of the longer sequence of pair `pair_index` of `p`'s
@@ -723,82 +687,6 @@ pub unsafe fn pair_rows<const Q: bool>(p: &QueryGroupParams, pair_index: usize) 
         0
     };
     (*p.lengths.add(low)).max(high)
-}
-
-/// The first pair of group `group` (counted from the launch's first) of
-/// a run configuration with groups of `lanes` lanes (module docs, *Runs
-/// of pairs*): a warp's groups take `p.run_pairs` segments of consecutive
-/// pairs, a pair each, so that the pairs of a segment, which run as many
-/// steps, are neighbours in the (sorted) chunk.
-#[inline(always)]
-pub fn run_first_pair(p: &QueryGroupParams, group: usize, lanes: usize) -> usize {
-    let per_warp = 32 / lanes;
-    let (warp, within) = (group / per_warp, group % per_warp);
-    p.first_pair as usize + warp * p.run_pairs as usize * per_warp + within
-}
-
-/// Rows of each segment of a run whose pairs have at most `rows`
-/// residues, on groups of `lanes` lanes computing `rows_per_step` rows a
-/// step: whole iterations of four rows, and at least a row a lane for
-/// each of its rows a step (so that a lane lags at most one segment
-/// behind lane 0).
-#[inline(always)]
-pub const fn run_segment_rows(rows: u32, lanes: usize, rows_per_step: usize) -> u32 {
-    let least = (lanes * rows_per_step) as u32;
-    let rows = if rows < least { least } else { rows };
-    rows.next_multiple_of(4)
-}
-
-/// Groups, in whole warps, that align `pairs` pairs in runs of
-/// `run_pairs` with groups of `lanes` lanes ([`run_first_pair`]).
-pub const fn run_groups(pairs: usize, run_pairs: usize, lanes: usize) -> usize {
-    let per_warp = 32 / lanes;
-    pairs.div_ceil(run_pairs * per_warp) * per_warp
-}
-
-/// Rows of the wavefront a run is meant to have at least: a chunk whose
-/// pairs are shorter runs enough of them a group, up to [`MAX_RUN_PAIRS`].
-#[cfg(not(target_arch = "nvptx64"))]
-pub const RUN_ROWS: usize = 1024;
-
-/// The most pairs a group's run aligns.
-#[cfg(not(target_arch = "nvptx64"))]
-pub const MAX_RUN_PAIRS: usize = 8;
-
-/// Pairs a group aligns in a run on a chunk whose longest sequence has
-/// `rows` residues (module docs, *Runs of pairs*): enough for
-/// [`RUN_ROWS`] rows, at most [`MAX_RUN_PAIRS`]; 1 (no run) above 512
-/// residues.
-#[cfg(not(target_arch = "nvptx64"))]
-pub const fn run_pairs_for(rows: usize) -> usize {
-    let segment = if rows < 4 {
-        4
-    } else {
-        rows.next_multiple_of(4)
-    };
-    let pairs = RUN_ROWS / segment;
-    if pairs > MAX_RUN_PAIRS {
-        MAX_RUN_PAIRS
-    } else if pairs < 1 {
-        1
-    } else {
-        pairs
-    }
-}
-
-/// The most rows of the pairs a run starting at pair `first` aligns
-/// ([`pair_rows`] of each of its `p.run_pairs` segments' pairs; groups of
-/// `lanes` lanes).
-///
-/// # Safety
-/// `p.lengths` holds `p.threads` entries.
-#[inline(always)]
-pub unsafe fn run_rows<const Q: bool>(p: &QueryGroupParams, first: usize, lanes: usize) -> u32 {
-    let mut most = 0;
-    for k in 0..p.run_pairs as usize {
-        most = most.max(pair_rows::<Q>(p, first + k * (32 / lanes)));
-    }
-    most
 }
 
 /// Word `i` of the window of pass `pass` from query column `first_column`
@@ -926,23 +814,6 @@ fn lifted_column(
     lifted
 }
 
-/// What [`align_pass`]'s loop reads of a segment of a run (module docs,
-/// *Runs of pairs*), or of its one pair without a run.
-#[derive(Clone, Copy)]
-struct Segment {
-    /// Its pair's border slots (null where it has none).
-    slots: *mut u64,
-    /// Its low half's sequence (with two queries, its one sequence).
-    low: u32,
-    /// Whether it has a low (and a high) sequence: a pair of the launch,
-    /// a sequence of the chunk, a segment of the run.
-    has_low: bool,
-    has_high: bool,
-    /// Fills the struct to 16 bytes: with padding, LLVM copied the
-    /// padding through local memory at every select of a segment.
-    _filler: u16,
-}
-
 /// The state of one lane: its `R` columns of the query (with the biased
 /// update every H kept as `H - first`; with the lifted one F and E kept
 /// as themselves plus `first`, the row's H as it is).
@@ -968,21 +839,6 @@ impl<const R: usize> Lane<R> {
             best: best_zero,
             left_h_above: h_zero,
         }
-    }
-
-    /// Unless `keep`, the lane above the top row of a run's next segment
-    /// (module docs, *Runs of pairs*): every H `h_zero`, no gap open from
-    /// above (the best is handed on and reset where the segment before
-    /// ended). A select a value, no branch: lanes of a warp restart at
-    /// different steps.
-    #[inline(always)]
-    fn restart_unless(&mut self, keep: bool, h_zero: i16x2) {
-        let pick = |x: i16x2, zero: i16x2| if keep { x } else { zero };
-        for c in 0..R {
-            self.h[c] = pick(self.h[c], h_zero);
-            self.f[c] = pick(self.f[c], i16x2::splat(NEG_INF_I16));
-        }
-        self.left_h_above = pick(self.left_h_above, h_zero);
     }
 
     /// Computes `D` consecutive rows across the lane's columns with update
@@ -1164,7 +1020,6 @@ pub unsafe fn align_pass<
     const U: u8,
     const Q: bool,
     const D: usize,
-    const S: bool,
 >(
     p: &QueryGroupParams,
     window: *const u32,
@@ -1172,31 +1027,11 @@ pub unsafe fn align_pass<
     rows: u32,
 ) {
     let threads = p.threads as usize;
-    let lanes = V::VL;
-    // A run's segments (module docs, *Runs of pairs*): `segments` pairs,
-    // `pair_stride` apart, each `segment_rows` rows of the wavefront; one
-    // segment of unbounded rows without a run.
-    let segments = if S { p.run_pairs } else { 1 };
-    let pair_stride = 32 / lanes;
-    let segment_rows = if S {
-        run_segment_rows(rows, lanes, D)
-    } else {
-        u32::MAX
-    };
-    // Segment `k`'s pair: its index, the low half's sequence (with two
-    // queries the high half's too), and whether each half has one.
-    let pair_of = |k: u32| {
-        let pair = pair_index + k as usize * pair_stride;
-        let low = if Q { pair } else { 2 * pair };
-        let in_launch = pair < p.end_pair as usize;
-        (
-            pair,
-            low,
-            in_launch && low < threads,
-            !Q && in_launch && low + 1 < threads,
-        )
-    };
-    let has_low = pair_of(0).2;
+    // The low half's sequence; with two queries the high half's too.
+    let low = if Q { pair_index } else { 2 * pair_index };
+    let in_launch = pair_index < p.end_pair as usize;
+    let has_low = in_launch && low < threads;
+    let has_high = !Q && in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
     let lifted = LiftedGaps::new(p.gaps);
     // H = 0 as the lanes keep it (`H - first` with the biased update), the
@@ -1212,59 +1047,39 @@ pub unsafe fn align_pass<
         };
         (zero, zero, bits(i16x2::splat(NEG_INF_I16)))
     };
+    let lanes = V::VL;
     let steps = pass_steps(rows as usize, lanes, D) as u32;
     // Rows the last lane computes in a pass: the rows whose left border
     // the pass before wrote.
     let rows_done = D as u32 * (steps - (lanes as u32 - 1));
     // Only one query resumes (a pair hands its longer query to one-query
     // configurations); a constant false for two queries, whose code stays
-    // as it was (ptxas 13.0 spilled more in g8_r20_queries otherwise), and
-    // for runs, which never resume.
-    let resumed = !Q && !S && p.first_column > 0;
-    let bordered = (S || has_low) && (p.passes > 1 || resumed);
-    // Segment `k`'s border slots.
-    let slots_of = |k: u32| {
+    // as it was (ptxas 13.0 spilled more in g8_r20_queries otherwise).
+    let resumed = !Q && p.first_column > 0;
+    let bordered = has_low && (p.passes > 1 || resumed);
+    let slots = if bordered {
         p.scratch
-            .add((pair_of(k).0 - p.first_pair as usize) * 2 * p.slots as usize)
+            .add((pair_index - p.first_pair as usize) * 2 * p.slots as usize)
             .cast::<u64>()
-    };
-    // Segment `k` as the loop reads it (past a run's segments, one of no
-    // sequences).
-    let segment = |k: u32| {
-        let (_, low, has_low, has_high) = pair_of(k);
-        let inside = !S || k < segments;
-        let has_low = inside && has_low;
-        Segment {
-            slots: if bordered && has_low {
-                slots_of(k)
-            } else {
-                core::ptr::null_mut()
-            },
-            low: low as u32,
-            has_low,
-            has_high: inside && has_high,
-            _filler: 0,
-        }
+    } else {
+        core::ptr::null_mut()
     };
     let reads_border = bordered && (p.pass > 0 || resumed);
     let writes_border = bordered && p.pass + 1 < p.passes;
-    // What lane 0 takes at the left of row `row` of segment `at`: what the
-    // last lane handed out of that row in the pass before (slot `row + G
-    // - 1`), or the matrix's left border.
-    let left_of = |at: Segment, row: u32| -> (i32, i32) {
+    // What lane 0 takes at the left of row `row`: what the last lane handed
+    // out of that row in the pass before (slot `row + G - 1`), or the
+    // matrix's left border.
+    let left_of = |row: u32| -> (i32, i32) {
         // The same bound with one row a step, written as before two rows
         // a step came: `row < rows_done` there let ptxas 13.0 spill in
-        // g8_r16_queries and g16_r16_queries (benches/RESULTS.md). A run's
-        // last lane wrote every row of every segment of a pair.
-        let written = if S {
-            at.has_low
-        } else if D == 1 {
+        // g8_r16_queries and g16_r16_queries (benches/RESULTS.md).
+        let written = if D == 1 {
             row + lanes as u32 - 1 < steps
         } else {
             row < rows_done
         };
         if reads_border && written {
-            let both = load_slot(at.slots.add((row + lanes as u32 - 1) as usize));
+            let both = load_slot(slots.add((row + lanes as u32 - 1) as usize));
             (both as u32 as i32, (both >> 32) as u32 as i32)
         } else {
             (bits(h_zero), no_e)
@@ -1297,74 +1112,28 @@ pub unsafe fn align_pass<
     // With two queries and two rows a step, both rows' offsets (16 bits
     // each) travel in one shuffle, the first row's in the low half.
     let packs = Q && D == 2;
-    // The first and the lifted score of a kept best (module docs, *Lifted
-    // update*): in 32 bits, a biased best above the limit plus `first`
-    // must not wrap; a lifted best above the limit stays above it, to be
-    // rescued.
-    let first = i32::from(lifted.first[0]);
-    let score_of = |kept: i32| match U {
-        LIFTED if kept > SCORE_LIMIT => kept,
-        LIFTED => kept - first,
-        BIASED => kept + p.gaps.unbias::<true>(),
-        _ => kept,
-    };
-    let raise = |scores: *mut i32, s: usize, best: i16x2, half: usize| {
-        let score = score_of(i32::from(best[half]));
-        let at = scores.add(s);
-        *at = if p.pass == 0 && !resumed {
-            score
-        } else {
-            (*at).max(score)
-        };
-    };
-    // Segment `k`'s group best to its scores, per half.
-    let raise_pair = |at: Segment, best: i16x2| {
-        if at.has_low {
-            let low = at.low as usize;
-            raise(p.scores, low, best, 0);
-            if Q {
-                raise(p.high_scores, low, best, 1);
-            } else if at.has_high {
-                raise(p.scores, low + 1, best, 1);
-            }
-        }
-    };
 
     let mut state: [Lane<R>; N] = core::array::from_fn(|_| Lane::new(h_zero, best_zero));
-    // In a run, what each lane hands the next of the best of the segment
-    // it has just ended, and what it takes from the lane before.
-    let mut carry_out = [0i32; N];
-    let mut carry_in = V::splat(bits(best_zero));
     let mut row_offsets: [V; D] = [V::splat(if packs {
         pad_offsets * 0x1_0001
     } else {
         pad_offsets
     } as i32); D];
     let mut left_h: [V; D] = core::array::from_fn(|d| {
-        let h = left_of(segment(0), d as u32).0;
+        let h = left_of(d as u32).0;
         V::from_lanes(|l| if l == 0 { h } else { bits(h_zero) })
     });
     let mut left_e: [V; D] = core::array::from_fn(|d| {
-        let e = left_of(segment(0), d as u32).1;
+        let e = left_of(d as u32).1;
         V::from_lanes(|l| if l == 0 { e } else { no_e })
     });
-    // The step whose lane 0 computes rows `r0 .. r0 + D` (of its segment
-    // `k` in a run): lane 0 takes those rows' residues (`next`), the others
-    // their left neighbour's from the step before; every lane computes its
-    // rows and hands each row's last column's H and the E leaving it on;
-    // the last lane's (rows `r0 - D(G - 1) ..`) go to their slots for the
-    // next pass, and lane 0 takes `border`, the left of rows `r0 + D ..`.
-    // In a run, a step at a segment's edge (`edge`: some lane starts or
-    // ends a segment, or lags in the one before) finds each lane's segment
-    // and row: a lane starting a segment starts from the matrix's top
-    // border, one ending it hands the segment's best on, and the last
-    // lane's is the group's, its scores. Elsewhere every lane is in lane
-    // 0's segment, and the step is one without runs.
-    let mut step = |r0: u32,
-                    (before, here): (Segment, Segment),
-                    edge: bool,
-                    next: [u32; D],
-                    border: [(i32, i32); D]| {
+    // The step whose lane 0 computes rows `r0 .. r0 + D`: lane 0 takes those
+    // rows' residues (`next`), the others their left neighbour's from the
+    // step before; every lane computes its rows and hands each row's last
+    // column's H and the E leaving it on; the last lane's (rows `r0 - D(G -
+    // 1) ..`) go to their slots for the next pass, and lane 0 takes
+    // `border`, the left of rows `r0 + D ..`.
+    let mut step = |r0: u32, next: [u32; D], border: [(i32, i32); D]| {
         if packs {
             row_offsets[0] = row_offsets[0].shift_up((next[0] | next[D - 1] << 16) as i32);
         } else {
@@ -1375,7 +1144,6 @@ pub unsafe fn align_pass<
         let mut in_h = [[0i32; N]; D];
         let mut in_e = [[0i32; N]; D];
         let mut offs = [[0u32; N]; D];
-        let mut in_carry = [0i32; N];
         for d in 0..D {
             left_h[d].for_lanes(|l, x| in_h[d][l % N] = x);
             left_e[d].for_lanes(|l, x| in_e[d][l % N] = x);
@@ -1383,79 +1151,38 @@ pub unsafe fn align_pass<
                 row_offsets[d].for_lanes(|l, x| offs[d][l % N] = x as u32);
             }
         }
-        let edge = S && edge;
-        if edge {
-            carry_in.for_lanes(|l, x| in_carry[l % N] = x);
-        }
         let mut out_h = [[0i32; N]; D];
         let mut out_e = [[0i32; N]; D];
         row_offsets[0].for_lanes(|l, _| {
-            let i = l % N;
-            // At an edge, the lane's row from the start of lane 0's segment
-            // (`D l` rows behind lane 0): negative in the segment before.
-            // A lane at that segment's row 0 restarts (harmless past the
-            // run's segments: the wavefront's drain).
-            let behind = r0 as i32 - (D * l) as i32;
-            if edge {
-                state[i].restart_unless(behind != 0, h_zero);
-            }
             let lane_slice = window.add(l * 4);
             let rows: [(*const u32, *const u32); D] = core::array::from_fn(|d| {
                 let both = if packs {
-                    offs[0][i] >> (16 * d) & 0xffff
+                    offs[0][l % N] >> (16 * d) & 0xffff
                 } else {
-                    offs[d][i]
+                    offs[d][l % N]
                 };
                 (
                     lane_slice.add((both & 0xffff) as usize),
                     lane_slice.add((both >> 16) as usize),
                 )
             });
-            let left = core::array::from_fn(|d| (pair(in_h[d][i]), pair(in_e[d][i])));
-            let out = state[i].rows::<U, Q, D>(rows, slice_stride, left, g, lifted);
+            let left = core::array::from_fn(|d| (pair(in_h[d][l % N]), pair(in_e[d][l % N])));
+            let out = state[l % N].rows::<U, Q, D>(rows, slice_stride, left, g, lifted);
             for d in 0..D {
-                out_h[d][i] = bits(out[d].0);
-                out_e[d][i] = bits(out[d].1);
-            }
-            if edge {
-                // The lane's segment and row in it.
-                let lags = behind < 0;
-                let at = if lags { before } else { here };
-                let row = if lags {
-                    behind + segment_rows as i32
-                } else {
-                    behind
-                } as u32;
-                let last = l == lanes - 1;
-                // A segment of no pair (before the first, past the run's
-                // end or the launch's) has no border and no scores.
-                if last && writes_border && at.has_low {
-                    for d in 0..D {
-                        *at.slots.add(row as usize + d + lanes - 1) =
-                            slot(out_h[d][i], out_e[d][i]);
-                    }
-                }
-                let ends = row + D as u32 == segment_rows;
-                let best = state[i].best.max_score(pair(in_carry[i]));
-                carry_out[i] = bits(if ends { best } else { best_zero });
-                state[i].best = if ends { best_zero } else { state[i].best };
-                if ends && last {
-                    raise_pair(at, best);
-                }
+                out_h[d][l % N] = bits(out[d].0);
+                out_e[d][l % N] = bits(out[d].1);
             }
         });
         // The last lane's rows start `D (G - 1)` rows behind lane 0's. Its
         // rows of the wavefront's fill (before row 0) have no slot: with
         // two rows a step they are not written, with one they go to slots
-        // `0 .. G - 1`, which no pass reads. (In a run, steps away from a
-        // segment's edges: the last lane is in lane 0's segment.)
-        if !edge && writes_border && here.has_low && (D == 1 || r0 >= D as u32 * (lanes as u32 - 1))
-        {
+        // `0 .. G - 1`, which no pass reads.
+        if writes_border && (D == 1 || r0 >= D as u32 * (lanes as u32 - 1)) {
             let first_slot = r0 - (D as u32 - 1) * (lanes as u32 - 1);
             V::from_lanes(|l| out_h[0][l % N]).for_lanes(|l, _| {
                 if l == lanes - 1 {
                     for d in 0..D {
-                        *here.slots.add(first_slot as usize + d) =
+                        *slots.add(first_slot as usize + d) =
                             slot(out_h[d][l % N], out_e[d][l % N]);
                     }
                 }
@@ -1465,103 +1192,67 @@ pub unsafe fn align_pass<
             left_h[d] = V::from_lanes(|l| out_h[d][l % N]).shift_up(border[d].0);
             left_e[d] = V::from_lanes(|l| out_e[d][l % N]).shift_up(border[d].1);
         }
-        if edge {
-            carry_in = V::from_lanes(|l| carry_out[l % N]).shift_up(bits(best_zero));
-        }
     };
     // Four rows an iteration (a word of each sequence, `4 / D` steps): the
     // next four rows' residues and left borders, loaded an iteration ahead.
-    let words = |at: Segment, w: u32| {
-        (
-            word_of(at.low as usize, at.has_low, w),
-            word_of(at.low as usize + 1, at.has_high, w),
-        )
+    let border4 = |r: u32| {
+        let r = r + D as u32;
+        [left_of(r), left_of(r + 1), left_of(r + 2), left_of(r + 3)]
     };
-    let border4 = |at: Segment, r: u32| -> [(i32, i32); 4] {
-        core::array::from_fn(move |j| left_of(at, r + (D + j) as u32))
-    };
-    let mut here = segment(0);
-    let (mut low_word, mut high_word) = words(here, 0);
-    let mut border = border4(here, 0);
-    let row_end = if S {
-        (segments * segment_rows + D as u32 * (lanes as u32 - 1)).next_multiple_of(4)
-    } else {
-        D as u32 * steps
-    };
-    // In a run, lane 0's segment and row in it (else the row is `r0`),
-    // and the rows from a segment's start in which some lane is still in
-    // the segment before.
-    let (mut k, mut row) = (0u32, 0u32);
-    let lagging = (D * lanes) as u32;
+    let mut low_word = word_of(low, has_low, 0);
+    let mut high_word = word_of(low + 1, has_high, 0);
+    let mut border = border4(0);
+    let row_end = D as u32 * steps;
     let mut r0 = 0u32;
     while r0 < row_end {
-        // Whether lane 0 ends its segment in this iteration (a run's
-        // segments are whole iterations).
-        let ends = S && row + 4 == segment_rows;
-        // Without a run, lane 0's row is `r0` itself: no second counter.
-        let (next_row, next) = match (S, ends) {
-            (false, _) => (r0 + 4, here),
-            (true, false) => (row + 4, here),
-            (true, true) => (0, segment(k + 1)),
-        };
-        let (next_low, next_high) = words(next, next_row / 4);
-        // The next iteration's left borders: rows `D ..` on, those past its
-        // segment's end (in its last iteration) the segment after's first.
-        let next_border = if S && next_row + 4 == segment_rows {
-            core::array::from_fn(move |j| match D + j {
-                row_in if row_in < 4 => left_of(next, next_row + row_in as u32),
-                row_in => left_of(segment(k + 1), (row_in - 4) as u32),
-            })
-        } else {
-            border4(next, next_row)
-        };
-        let at = if S { row } else { r0 };
-        let rows_of =
-            |s: usize| core::array::from_fn(|d| offsets(low_word, high_word, (D * s + d) as u32));
-        let borders_of = |s: usize| core::array::from_fn(|d| border[D * s + d]);
-        // At a segment's edge: its first rows, and its last four (where
-        // lane 0 ends it). Only there do lanes lag in the segment before
-        // lane 0's (before the first, one of no pair: the wavefront's
-        // fill).
-        if S && (row < lagging || ends) {
-            let before = segment(k.wrapping_sub(1));
-            for s in 0..4 / D {
-                step(
-                    at + (D * s) as u32,
-                    (before, here),
-                    true,
-                    rows_of(s),
-                    borders_of(s),
-                );
-            }
-        } else {
-            for s in 0..4 / D {
-                step(
-                    at + (D * s) as u32,
-                    (here, here),
-                    false,
-                    rows_of(s),
-                    borders_of(s),
-                );
-            }
+        let w = r0 / 4 + 1;
+        let next_low = word_of(low, has_low, w);
+        let next_high = word_of(low + 1, has_high, w);
+        let next_border = border4(r0 + 4);
+        for k in 0..4 / D {
+            step(
+                r0 + (D * k) as u32,
+                core::array::from_fn(|d| offsets(low_word, high_word, (D * k + d) as u32)),
+                core::array::from_fn(|d| border[D * k + d]),
+            );
         }
         low_word = next_low;
         high_word = next_high;
         border = next_border;
-        if ends {
-            k += 1;
-            here = next;
-        }
-        row = next_row;
         r0 += 4;
-    }
-    if S {
-        return;
     }
 
     // The group's best of this pass, per half.
     let best = group_best(best_zero, V::from_lanes(|l| bits(state[l % N].best)));
-    V::once(|| raise_pair(segment(0), best));
+    // In 32 bits: a biased best above the limit plus `first` must not wrap;
+    // a lifted best above the limit stays above it, to be rescued (module
+    // docs, *Lifted update*).
+    let first = i32::from(lifted.first[0]);
+    let score_of = |kept: i32| match U {
+        LIFTED if kept > SCORE_LIMIT => kept,
+        LIFTED => kept - first,
+        BIASED => kept + p.gaps.unbias::<true>(),
+        _ => kept,
+    };
+    let raise = |scores: *mut i32, s: usize, half: usize| {
+        let score = score_of(i32::from(best[half]));
+        let at = scores.add(s);
+        *at = if p.pass == 0 && !resumed {
+            score
+        } else {
+            (*at).max(score)
+        };
+    };
+    V::once(|| {
+        if has_low {
+            raise(p.scores, low, 0);
+            if Q {
+                raise(p.high_scores, low, 1);
+            } else if has_high {
+                raise(p.scores, low + 1, 1);
+            }
+        }
+    });
 }
 
 /// Word `i` of the window of pass `p.pass` for `lanes` lanes of `columns`
@@ -1664,11 +1355,6 @@ pub struct Config {
     /// is meant to hold on `sm_80` and on `sm_90`: the register cap
     /// written into the PTX (host/build.rs).
     pub blocks_per_sm: [u32; 2],
-    /// Whether each group aligns a run of pairs, one after another in one
-    /// wavefront ([`QueryGroupParams::run_pairs`]; module docs, *Runs of
-    /// pairs*). The cost models choose among the others; the host runs a
-    /// chunk's configuration's twin of runs ([`run_twin`]) where runs pay.
-    pub run: bool,
 }
 
 impl Config {
@@ -1729,17 +1415,6 @@ impl Config {
         self.lanes * (self.steps(rows) * self.step_cost() + 4000)
     }
 
-    /// [`Config::cost`] of a pair in runs of `run_pairs` pairs: a segment's
-    /// steps ([`run_segment_rows`] over the rows a step) a pass, the fill
-    /// and a pass's own work shared by the run's pairs.
-    #[cfg(not(target_arch = "nvptx64"))]
-    pub const fn run_cost(&self, query_len: usize, rows: usize, run_pairs: usize) -> usize {
-        let segment = run_segment_rows(rows as u32, self.lanes, self.rows_per_step) as usize;
-        let steps = segment / self.rows_per_step;
-        let shared = ((self.lanes - 1) * self.step_cost() + 4000) / run_pairs;
-        self.passes(query_len) * self.lanes * (steps * self.step_cost() + shared)
-    }
-
     /// Steps of a pass over a sequence of `rows` residues (the wavefront
     /// fills the group, in whole iterations of four).
     pub const fn steps(&self, rows: usize) -> usize {
@@ -1765,11 +1440,11 @@ impl Config {
 
 /// The configurations, each `(entry point, lanes per group G, columns per
 /// lane R, update, halves, rows a step D, [blocks per SM on sm_80, on
-/// sm_90], runs of pairs)`: one PTX
+/// sm_90])`: one PTX
 /// entry point each, [`CONFIGS`], and the host's emulated run
 /// ([`align_pass_emulated`]), from one list.
 macro_rules! query_group_configs {
-    ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $blocks:expr, $run:literal)),* $(,)?) => {
+    ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $blocks:expr)),* $(,)?) => {
         $(
             /// GPU entry point: `G` lanes per pair of sequences (or per
             /// sequence, two queries in the halves), `R` query columns per
@@ -1795,16 +1470,9 @@ macro_rules! query_group_configs {
                 load_window::<$g, $r, { Update::$update as u8 }, Q>(&p, window);
                 // Every group of the warp runs (a group past the launch's
                 // pairs aligns nothing and writes nothing).
-                let group = crate::warp::global_thread_index() as usize / $g;
-                let (pair_index, rows) = if $run {
-                    let first = run_first_pair(&p, group, $g);
-                    (first, run_rows::<Q>(&p, first, $g))
-                } else {
-                    let pair_index = p.first_pair as usize + group;
-                    (pair_index, pair_rows::<Q>(&p, pair_index))
-                };
-                let rows = crate::warp::warp_max(rows);
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q, $d, $run>(
+                let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
+                let rows = crate::warp::warp_max(pair_rows::<Q>(&p, pair_index));
+                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q, $d>(
                     &p, window, pair_index, rows,
                 );
             }
@@ -1819,7 +1487,6 @@ macro_rules! query_group_configs {
             halves: Halves::$halves,
             rows_per_step: $d,
             blocks_per_sm: $blocks,
-            run: $run,
         }),*];
 
         /// [`align_pass`] on the host for configuration `config` (an index
@@ -1828,8 +1495,8 @@ macro_rules! query_group_configs {
         /// # Safety
         /// [`align_pass`]'s, with `window` [`host_window`] of `p` for
         /// `config` and `rows` the most of [`pair_rows`] over the pairs
-        /// that share the pair's warp on the GPU (of a run, over every
-        /// segment: [`run_rows`]); `config < CONFIGS.len()`.
+        /// that share the pair's warp on the GPU; `config <
+        /// CONFIGS.len()`.
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn align_pass_emulated(
             config: usize,
@@ -1848,7 +1515,6 @@ macro_rules! query_group_configs {
                         { Update::$update as u8 },
                         { Halves::$halves.is_queries() },
                         $d,
-                        $run,
                     >(p, window, pair_index, rows);
                 }
                 k += 1;
@@ -1888,48 +1554,45 @@ macro_rules! query_group_configs {
 // (benches/RESULTS.md).
 #[rustfmt::skip]
 query_group_configs!(
-    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, 1, [2, 3], false),
-    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, Sequences, 1, [2, 3], false),
-    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g1_r8_lifted, 1, 8, Lifted, Sequences, 1, [2, 3], false),
-    (sw_query_group_i16x2_g2_r8_lifted, 2, 8, Lifted, Sequences, 1, [2, 3], false),
-    (sw_query_group_i16x2_g2_r16_lifted, 2, 16, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g4_r16_lifted, 4, 16, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, 1, [2, 3], false),
-    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r18_lifted, 8, 18, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, Sequences, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r8_queries, 8, 8, Lifted, Queries, 1, [2, 3], false),
-    (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, 1, [1, 2], false),
-    (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, 1, [1, 2], false),
-    (sw_query_group_i16x2_g8_r16_lifted_2rows, 8, 16, Lifted, Sequences, 2, [1, 2], false),
-    (sw_query_group_i16x2_g8_r18_lifted_2rows, 8, 18, Lifted, Sequences, 2, [1, 2], false),
-    (sw_query_group_i16x2_g8_r24_lifted_2rows, 8, 24, Lifted, Sequences, 2, [1, 2], false),
-    (sw_query_group_i16x2_g16_r24_lifted_2rows, 16, 24, Lifted, Sequences, 2, [1, 2], false),
-    (sw_query_group_i16x2_g8_r20_queries_2rows, 8, 20, Lifted, Queries, 2, [1, 2], false),
-    (sw_query_group_i16x2_g8_r16_lifted_2rows_run, 8, 16, Lifted, Sequences, 2, [1, 2], true),
-    (sw_query_group_i16x2_g8_r18_lifted_2rows_run, 8, 18, Lifted, Sequences, 2, [1, 2], true),
-    (sw_query_group_i16x2_g8_r24_lifted_2rows_run, 8, 24, Lifted, Sequences, 2, [1, 2], true),
+    (sw_query_group_i16x2_g8_r8, 8, 8, Biased, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12, 8, 12, Biased, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r16, 8, 16, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20, 8, 20, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24, 8, 24, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r28, 8, 28, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r32, 8, 32, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16, 16, 16, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20, 16, 20, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r24, 16, 24, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r28, 16, 28, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r32, 16, 32, Biased, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_plain, 8, 20, Plain, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_plain, 8, 24, Plain, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g1_r8_lifted, 1, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g2_r8_lifted, 2, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g2_r16_lifted, 2, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g4_r16_lifted, 4, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r18_lifted, 8, 18, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_lifted, 8, 20, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted, 8, 24, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r28_lifted, 8, 28, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_lifted, 16, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_lifted, 16, 20, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted, 16, 24, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r8_queries, 8, 8, Lifted, Queries, 1, [2, 3]),
+    (sw_query_group_i16x2_g8_r12_queries, 8, 12, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_queries, 8, 16, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_queries, 8, 20, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r16_queries, 16, 16, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g16_r20_queries, 16, 20, Lifted, Queries, 1, [1, 2]),
+    (sw_query_group_i16x2_g8_r16_lifted_2rows, 8, 16, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r18_lifted_2rows, 8, 18, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r24_lifted_2rows, 8, 24, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g16_r24_lifted_2rows, 16, 24, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g8_r20_queries_2rows, 8, 20, Lifted, Queries, 2, [1, 2]),
 );
 
 /// The update a chunk runs with a matrix whose scores lie in `min ..=
@@ -1963,7 +1626,6 @@ fn cheapest_alone(
 ) -> usize {
     (0..CONFIGS.len())
         .filter(|&k| CONFIGS[k].update == update && CONFIGS[k].halves == Halves::Sequences)
-        .filter(|&k| !CONFIGS[k].run)
         .filter(|&k| keep(&CONFIGS[k]) && CONFIGS[k].runs_alone(query_len))
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("every update has configurations")
@@ -2099,20 +1761,6 @@ pub fn batch_config_for(lens: &[usize], rows: usize, groups: usize, sm_count: us
     pair_configs()
         .min_by(|&a, &b| cycles(a).total_cmp(&cycles(b)))
         .expect("two queries have configurations")
-}
-
-/// Which configuration of runs (module docs, *Runs of pairs*) runs a
-/// query of `query_len` residues on a chunk whose longest sequence has
-/// `rows` residues, `run_pairs` pairs a group: the one of least
-/// [`Config::cost`] with the fill and a pass's own work paid once a run
-/// rather than once a pair ([`Config::run_cost`]). Without the fill, two
-/// rows a step, which issue faster, cost less than one.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn run_config_for(query_len: usize, rows: usize, run_pairs: usize) -> usize {
-    (0..CONFIGS.len())
-        .filter(|&k| CONFIGS[k].run)
-        .min_by_key(|&k| CONFIGS[k].run_cost(query_len, rows, run_pairs))
-        .expect("there are configurations of runs")
 }
 
 /// The configuration named `sw_query_group_i16x2_<name>` (`g16_r32`, say),

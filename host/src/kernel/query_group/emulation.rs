@@ -35,43 +35,7 @@ pub fn run_emulated_config(
     profile: &[u32],
     gaps: Gaps,
 ) -> Result<Vec<i32>> {
-    let run_pairs = if CONFIGS.get(config).is_some_and(|c| c.run) {
-        EMULATED_RUN_PAIRS
-    } else {
-        1
-    };
-    run_emulated_config_from(config, chunk, profile, gaps, Start::Run(run_pairs))
-}
-
-/// [`run_emulated_config`] of a configuration of runs of pairs
-/// (`gpu_kernels::query_group_i16x2::Config::run`) with `run_pairs` pairs
-/// a group.
-pub fn run_emulated_config_in_runs(
-    config: usize,
-    chunk: &PackedChunk,
-    profile: &[u32],
-    gaps: Gaps,
-    run_pairs: usize,
-) -> Result<Vec<i32>> {
-    if !CONFIGS.get(config).is_some_and(|c| c.run) || run_pairs == 0 {
-        return Err(Error::Internal(format!(
-            "query-group configuration {config} in runs of {run_pairs} pairs"
-        )));
-    }
-    run_emulated_config_from(config, chunk, profile, gaps, Start::Run(run_pairs))
-}
-
-/// Pairs a group of a configuration of runs aligns in [`run_emulated_config`]:
-/// few and odd, so that runs end inside a launch and past its pairs.
-pub(super) const EMULATED_RUN_PAIRS: usize = 3;
-
-/// How an emulated launch sequence of one query starts: at its first
-/// column, a group's run of pairs that many (1 for configurations
-/// without runs), or resumed at a later pass.
-#[derive(Clone, Copy)]
-pub(super) enum Start {
-    Run(usize),
-    Resumed(usize),
+    run_emulated_config_from(config, chunk, profile, gaps, None)
 }
 
 /// [`run_emulated_config`] with the query resumed at pass `resume_at`
@@ -85,12 +49,7 @@ pub fn run_emulated_config_resumed(
     gaps: Gaps,
     resume_at: usize,
 ) -> Result<Vec<i32>> {
-    if CONFIGS.get(config).is_some_and(|c| c.run) {
-        return Err(Error::Internal(format!(
-            "query-group configuration {config} resumed: runs of pairs never resume"
-        )));
-    }
-    run_emulated_config_from(config, chunk, profile, gaps, Start::Resumed(resume_at))
+    run_emulated_config_from(config, chunk, profile, gaps, Some(resume_at))
 }
 
 pub(super) fn run_emulated_config_from(
@@ -98,7 +57,7 @@ pub(super) fn run_emulated_config_from(
     chunk: &PackedChunk,
     profile: &[u32],
     gaps: Gaps,
-    start: Start,
+    resume_at: Option<usize>,
 ) -> Result<Vec<i32>> {
     let layout = Layout::new(*profile.first().ok_or_else(bad_profile)? as usize);
     if profile.len() != layout.words() {
@@ -122,7 +81,7 @@ pub(super) fn run_emulated_config_from(
         (rows, layout.row_words),
         &[layout.query_len],
         gaps,
-        start,
+        resume_at,
     ));
     Ok(crate::kernel::rescue::run_chunk(
         chunk,
@@ -169,7 +128,7 @@ pub fn run_emulated_pair_config(
         (pair, row_words),
         &[query_len],
         gaps,
-        Start::Run(1),
+        None,
     ));
     let rescued = |q: usize| -> Result<Vec<i32>> {
         let group_profile = &profiles[q][..layouts[q].group_words];
@@ -190,25 +149,18 @@ pub fn run_emulated_pair_config(
 /// several), as the GPU runs them: each entry's scores before the rescue,
 /// the high query's second (empty with one query).
 ///
-/// With [`Start::Resumed`] (one query, two sequences in the halves), the
-/// passes from that one on run as a resumed query does: from query column
+/// With `resume_at` (one query, two sequences in the halves), the passes
+/// from that one on run as a resumed query does: from query column
 /// `resume_at · G · R`, their first pass reading the border the passes
-/// before left (`QueryGroupParams::first_column`). With [`Start::Run`], a
-/// configuration of runs aligns that many pairs a group, in launches of
-/// as many times [`EMULATED_LAUNCH_PAIRS`].
+/// before left (`QueryGroupParams::first_column`).
 pub(super) fn emulate_passes(
     config: usize,
     chunk: &PackedChunk,
     (rows, row_words): (&[u32], usize),
     lens: &[usize],
     gaps: Gaps,
-    start: Start,
+    resume_at: Option<usize>,
 ) -> Vec<[Vec<i32>; 2]> {
-    let (resume_at, run_pairs) = match start {
-        Start::Run(pairs) => (None, pairs.max(1)),
-        Start::Resumed(pass) => (Some(pass), 1),
-    };
-    let launch_pairs = EMULATED_LAUNCH_PAIRS * run_pairs;
     let c = CONFIGS[config];
     let queries = c.halves == Halves::Queries;
     let entries = Entries {
@@ -239,7 +191,7 @@ pub(super) fn emulate_passes(
     // The launch's border scratch, a block per entry (u64: 8-byte
     // aligned, as the kernel reads it).
     let slots = scratch_slots(chunk.longest());
-    let mut scratch = vec![0u64; lens.len() * launch_pairs * slots];
+    let mut scratch = vec![0u64; lens.len() * EMULATED_LAUNCH_PAIRS * slots];
     let mut params = QueryGroupParams {
         profile_stride: entries.profile_stride as u32,
         scores_stride: entries.scores_stride as u32,
@@ -253,7 +205,6 @@ pub(super) fn emulate_passes(
         )
     };
     params.passes = passes as u32;
-    params.run_pairs = run_pairs as u32;
     // Each entry's window of each of its passes.
     let windows: Vec<Vec<Vec<u32>>> = (0..lens.len())
         .map(|e| {
@@ -268,8 +219,8 @@ pub(super) fn emulate_passes(
                 .collect()
         })
         .collect();
-    for first_pair in (0..groups).step_by(launch_pairs) {
-        let end_pair = (first_pair + launch_pairs).min(groups);
+    for first_pair in (0..groups).step_by(EMULATED_LAUNCH_PAIRS) {
+        let end_pair = (first_pair + EMULATED_LAUNCH_PAIRS).min(groups);
         params.first_pair = first_pair as u32;
         params.end_pair = end_pair as u32;
         for pass in 0..passes {
@@ -483,7 +434,6 @@ pub(super) fn emulated_params(
         gaps: group_i16x2::GapAddends::new(gaps),
         profile_stride: 0,
         scores_stride: 0,
-        run_pairs: 1,
     }
 }
 
@@ -503,10 +453,6 @@ pub(super) unsafe fn emulate_launch(
     end: usize,
 ) {
     let c = CONFIGS[config];
-    if c.run {
-        // SAFETY: the caller's.
-        return unsafe { emulate_runs(config, p, window, end - first) };
-    }
     let last = first + (end - first).next_multiple_of(32 / c.lanes);
     for group in first..last {
         let rows = warp_pairs(group, first, end, c.lanes)
@@ -521,33 +467,5 @@ pub(super) unsafe fn emulate_launch(
             .unwrap_or(0);
         // SAFETY: the caller's.
         unsafe { align_pass_emulated(config, p, window.as_ptr(), group, rows) };
-    }
-}
-
-/// [`emulate_launch`] of a configuration of runs (`p.run_pairs` pairs a
-/// group, `pairs` pairs from `p.first_pair` on): the launch's groups in
-/// whole warps ([`run_groups`]), each from its first pair
-/// (`run_first_pair`) as many steps as the longest pair of its warp's
-/// runs.
-///
-/// # Safety
-/// As [`emulate_launch`]'s.
-unsafe fn emulate_runs(config: usize, p: &QueryGroupParams, window: &[u32], pairs: usize) {
-    let c = CONFIGS[config];
-    let per_warp = 32 / c.lanes;
-    let groups = run_groups(pairs, p.run_pairs as usize, c.lanes);
-    for warp in (0..groups).step_by(per_warp) {
-        let rows = (warp..warp + per_warp)
-            // SAFETY: the chunk's lengths.
-            .map(|group| unsafe {
-                run_rows::<false>(p, run_first_pair(p, group, c.lanes), c.lanes)
-            })
-            .max()
-            .unwrap_or(0);
-        for group in warp..warp + per_warp {
-            let first = run_first_pair(p, group, c.lanes);
-            // SAFETY: the caller's.
-            unsafe { align_pass_emulated(config, p, window.as_ptr(), first, rows) };
-        }
     }
 }

@@ -16,22 +16,14 @@ pub(super) fn work_buffer(passes: usize) -> WorkBuffer {
 
 /// Pairs of i32 of border scratch that launches of `passes` passes need on
 /// a chunk of `groups` groups (pairs of sequences, or sequences with two
-/// queries) of at most `longest` residues, each group aligning a run of
-/// `run_pairs` of them: none for one pass, else a few waves of groups'
-/// borders.
-pub(super) fn border_pairs(
-    passes: usize,
-    groups: usize,
-    longest: usize,
-    sm_count: usize,
-    run_pairs: usize,
-) -> usize {
+/// queries) of at most `longest` residues: none for one pass, else a few
+/// waves of groups' borders.
+pub(super) fn border_pairs(passes: usize, groups: usize, longest: usize, sm_count: usize) -> usize {
     if passes <= 1 {
         return 0;
     }
     // A slot (an H and an E) is one pair of i32.
-    let waves = sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM * run_pairs.max(1);
-    groups.min(waves) * scratch_slots(longest)
+    groups.min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM) * scratch_slots(longest)
 }
 
 /// The entries of a launch sequence (`gpu_kernels::query_group_i16x2`,
@@ -72,8 +64,6 @@ impl Entries {
 /// (`tail`).
 pub(super) struct Passes<'a> {
     pub(super) config: usize,
-    /// Pairs a group aligns in a run (1 but for configurations of runs).
-    pub(super) run_pairs: usize,
     pub(super) entries: &'a Entries,
     pub(super) rows: (u64, usize),
     pub(super) high_scores: u64,
@@ -151,7 +141,6 @@ pub(super) fn tail_fits(
     let c = CONFIGS[tail];
     pair.halves == Halves::Queries
         && c.halves == Halves::Sequences
-        && !c.run
         && c.update == Update::Lifted
         && c.lanes == pair.lanes
         && pair.passes(shorter) <= handoff
@@ -182,7 +171,6 @@ pub(super) fn queue_passes(
 ) -> Result<()> {
     let Passes {
         config: k,
-        run_pairs,
         entries,
         rows: (rows, row_words),
         high_scores,
@@ -233,10 +221,7 @@ pub(super) fn queue_passes(
         gaps: group_i16x2::GapAddends::new(l.gaps()),
         profile_stride: entries.profile_stride as u32,
         scores_stride: entries.scores_stride as u32,
-        run_pairs: run_pairs as u32,
     };
-    // Runs only where the configuration has them, never with a tail.
-    l.check_sizes(run_pairs == 1 || (run_pairs > 1 && config.run && tail.is_none()))?;
     let mut first_pair = 0;
     while first_pair < groups {
         let launch_pairs = per_launch.min(groups - first_pair);
@@ -287,22 +272,16 @@ pub(super) fn queue_tail(
     Ok(())
 }
 
-/// Launches configuration `k`'s pass `p.pass` over `pairs` groups' pairs
-/// (a group each, or in runs of `p.run_pairs`), a row of blocks for each
-/// of `entries` entries.
+/// Launches configuration `k`'s pass `p.pass` over `groups` groups, a
+/// row of blocks for each of `entries` entries.
 pub(super) fn launch_pass(
     l: &ChunkLaunch<'_>,
     k: usize,
     p: &QueryGroupParams,
-    pairs: usize,
+    groups: usize,
     entries: usize,
 ) -> Result<()> {
     let config = CONFIGS[k];
-    let groups = if config.run {
-        run_groups(pairs, p.run_pairs as usize, config.lanes)
-    } else {
-        pairs
-    };
     let mut grid = vector_grid(groups * config.lanes, config.window_bytes() as u32);
     grid.grid_dim.1 = entries as u32;
     // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16 bits and

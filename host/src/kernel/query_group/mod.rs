@@ -41,8 +41,7 @@ use gpu_kernels::query_group_i16x2::{
     CONFIGS, Config, HAND_OVER_SYMBOL, Halves, HandOverParams, QueryGroupParams, Update,
     align_pass_emulated, batch_config_for, config_for, config_named, hand_over_slot,
     hand_over_threads, host_window, pair_config_for, pair_row_words, pair_rows, pair_tail,
-    profile_row_words, queries_pay, run_config_for, run_first_pair, run_groups, run_pairs_for,
-    run_rows, scratch_slots, update_for,
+    profile_row_words, queries_pay, scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -59,8 +58,8 @@ use crate::matrix::ScoreMatrix;
 
 use emulation::*;
 pub use emulation::{
-    run_emulated_config, run_emulated_config_in_runs, run_emulated_config_resumed,
-    run_emulated_pair_config, run_emulated_pair_with_tail,
+    run_emulated_config, run_emulated_config_resumed, run_emulated_pair_config,
+    run_emulated_pair_with_tail,
 };
 use launch::*;
 use profile::*;
@@ -155,45 +154,6 @@ fn config(query_len: usize, longest: usize, update: Update) -> Result<usize> {
     Ok(pinned(Halves::Sequences)?.unwrap_or_else(|| config_for(query_len, longest, update)))
 }
 
-/// The environment variable that turns runs of pairs (the kernel's module
-/// docs, *Runs of pairs*) off (`off`) or on (`on`, the default; set and
-/// empty is the default too), for benchmarks that measure what they gain.
-/// A pinned configuration ([`CONFIG_VARIABLE`]) runs as it is named: a
-/// configuration of runs in runs, any other without.
-pub const RUNS_VARIABLE: &str = "WARPSW_QUERY_GROUP_RUNS";
-
-/// Whether [`RUNS_VARIABLE`] leaves runs on, read once: `Err` for a value
-/// that is neither `on` nor `off`.
-static RUNS: LazyLock<std::result::Result<bool, String>> =
-    LazyLock::new(|| crate::switch::on_or_off(RUNS_VARIABLE, true));
-
-/// Configuration `k` (of one query of `query_len` residues, chosen for a
-/// chunk whose longest sequence has `longest` residues) as it runs: where
-/// runs are on, a run takes two pairs or more (`run_pairs_for`), `k` has
-/// the lifted update (every configuration of runs has it) and the
-/// configuration of runs `run_config_for` chooses costs less than `k`
-/// (`Config::run_cost` against `Config::cost`), that one and the pairs a
-/// run aligns; a pinned configuration of runs in runs; else `k` itself, a
-/// pair a group. An error if [`RUNS_VARIABLE`] is neither on nor off.
-fn in_runs(k: usize, query_len: usize, longest: usize) -> Result<(usize, usize)> {
-    let on = RUNS.clone().map_err(Error::InvalidArgument)?;
-    let run_pairs = run_pairs_for(longest);
-    if CONFIGS[k].run {
-        return Ok((k, run_pairs));
-    }
-    let pinned = pinned(Halves::Sequences)?.is_some();
-    let lifted = CONFIGS[k].update == Update::Lifted;
-    if on && !pinned && lifted && run_pairs > 1 {
-        let run = run_config_for(query_len, longest, run_pairs);
-        if CONFIGS[run].run_cost(query_len, longest, run_pairs)
-            < CONFIGS[k].cost(query_len, longest)
-        {
-            return Ok((run, run_pairs));
-        }
-    }
-    Ok((k, 1))
-}
-
 /// The configuration for two queries of at most `query_len` residues in
 /// the halves on a chunk whose longest sequence has `longest` residues:
 /// the pinned one, or `pair_config_for`'s.
@@ -271,16 +231,10 @@ pub fn describe_alone(
     if !range.runs(k, gaps) {
         return Ok("group-i16x2 (no query-group update fits these scores)".into());
     }
-    let (k, run_pairs) = in_runs(k, query_len, longest)?;
     let c = &CONFIGS[k];
     let passes = c.passes(query_len);
-    let run = if run_pairs > 1 {
-        format!(", runs of {run_pairs} pairs a group")
-    } else {
-        String::new()
-    };
     Ok(format!(
-        "{} ({} lanes a group x {} columns a lane, {passes} pass{}{run})",
+        "{} ({} lanes a group x {} columns a lane, {passes} pass{})",
         c.symbol.trim_start_matches("sw_query_group_i16x2_"),
         c.lanes,
         c.columns,
@@ -338,16 +292,8 @@ impl Adapter for QueryGroup {
             Some(scores) => scores.update(gaps),
             None => Update::Plain, // the wrong size: run_emulated_config says so
         };
-        let (config, run_pairs) = in_runs(
-            config(query_len, chunk.longest(), update)?,
-            query_len,
-            chunk.longest(),
-        )?;
-        if run_pairs > 1 {
-            run_emulated_config_in_runs(config, chunk, profile, gaps, run_pairs)
-        } else {
-            run_emulated_config(config, chunk, profile, gaps)
-        }
+        let config = config(query_len, chunk.longest(), update)?;
+        run_emulated_config(config, chunk, profile, gaps)
     }
 
     fn extra_symbols(&self) -> &'static [&'static str] {
@@ -374,15 +320,12 @@ impl Adapter for QueryGroup {
         // configuration `launch` picks for a chunk at most this long, with
         // whichever update, needs no more.
         let updates = [Update::Lifted, Update::Biased, Update::Plain];
-        // Runs of pairs take more pairs a launch (of the same longest).
-        let Ok((passes, run_pairs)) = updates.iter().try_fold((0, 1), |(most, run), &update| {
-            let (k, run_pairs) = in_runs(config(query_len, longest, update)?, query_len, longest)?;
-            Ok::<_, Error>((most.max(CONFIGS[k].passes(query_len)), run.max(run_pairs)))
+        let Ok(passes) = updates.iter().try_fold(0, |most, &update| {
+            config(query_len, longest, update).map(|k| most.max(CONFIGS[k].passes(query_len)))
         }) else {
             return group;
         };
-        let pairs = border_pairs(passes, threads.div_ceil(2), longest, sm_count, run_pairs);
-        group.max(pairs)
+        group.max(border_pairs(passes, threads.div_ceil(2), longest, sm_count))
     }
 
     fn overlaps(&self, gaps: Gaps) -> bool {
@@ -405,13 +348,11 @@ impl Adapter for QueryGroup {
         if !scores.runs(k, gaps) {
             return group::launch_group(l, layout.suffix());
         }
-        let (k, run_pairs) = in_runs(k, layout.query_len, l.longest())?;
         let passes = CONFIGS[k].passes(layout.query_len);
         let ptrs = l.pointers(work_buffer(passes))?;
         let entries = Entries::one(passes);
         let passes = Passes {
             config: k,
-            run_pairs,
             entries: &entries,
             rows: (ptrs.profile + 4 * layout.rows() as u64, layout.row_words),
             high_scores: 0,
@@ -471,7 +412,7 @@ impl PairsQueries for QueryGroup {
         sm_count: usize,
     ) -> usize {
         match pair_config(query_len, longest) {
-            Ok(k) => border_pairs(CONFIGS[k].passes(query_len), threads, longest, sm_count, 1),
+            Ok(k) => border_pairs(CONFIGS[k].passes(query_len), threads, longest, sm_count),
             Err(_) => 0, // the launch says why
         }
     }
@@ -533,7 +474,6 @@ impl PairsQueries for QueryGroup {
         }))?;
         let passes = Passes {
             config: k,
-            run_pairs: 1,
             entries: &entries,
             rows: (rows, row_words),
             high_scores: high_ptrs.scores,
@@ -650,7 +590,6 @@ impl BatchesQueries for QueryGroup {
         let ptrs = l.pointers(work_buffer(entries.passes()))?;
         let passes = Passes {
             config: k,
-            run_pairs: 1,
             entries: &entries,
             rows: (ptrs.profile, *row_words),
             high_scores: ptrs.scores + 4 * *high_offset as u64,
@@ -683,7 +622,7 @@ impl BatchesQueries for QueryGroup {
         };
         let (rows, row_words) = self.batch_profile(pairs, matrix, &[shape], EMULATED_SM_COUNT);
         let k = batch_config(&lens, shape, EMULATED_SM_COUNT)?;
-        let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps, Start::Run(1));
+        let entries = emulate_passes(k, chunk, (&rows, row_words), &lens, gaps, None);
         let mut all = Vec::with_capacity(profiles.len());
         for (scores, profiles) in entries.iter().flatten().zip(profiles) {
             if profiles.is_empty() {
