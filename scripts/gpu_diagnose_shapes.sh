@@ -21,13 +21,7 @@
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
 #                              # 8, 17 and 32 hardware queues: GPU start, scoring, wall clock
 # Logs under ${OUT:-out}/.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+. "$(dirname "$0")/common.sh"
 
 sprot() {
     [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta

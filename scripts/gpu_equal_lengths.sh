@@ -8,13 +8,7 @@
 # CUDASW++ 4.0 (sidebyside.sh: per-query and overall GCUPS, whole process,
 # top-10 scores). The databases are made first, all of them on every core,
 # so that the searches run on an idle host. Logs under ${OUT:-out}/.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+. "$(dirname "$0")/common.sh"
 sequences=${SEQUENCES:-1000000}
 shards=16
 work=${WORK:-/tmp/equal_lengths}

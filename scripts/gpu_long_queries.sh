@@ -10,14 +10,8 @@
 #                                  # should leave the query-group kernel
 #   bash long_queries.sh narrow    # short.fasta with each narrow query-group configuration
 # Prints a table per step; logs under ${OUT:-out}/.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
+. "$(dirname "$0")/common.sh"
 [ -x warpsw-tests ] || xz -dk warpsw-tests.xz
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 
 sprot() { # half of Swiss-Prot as FASTA and .wsw, made once
     [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta

@@ -6,13 +6,7 @@
 #   bash start_and_stats.sh cold    # the first search of the 20 queries against that database
 #                                   # without the driver's cache: machine code against PTX
 # Prints a table per step; logs under ${OUT:-out}/.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+. "$(dirname "$0")/common.sh"
 
 wall() { # LABEL ENV... -- COMMAND...: one run's wall seconds
     local label=$1; shift

@@ -3,12 +3,7 @@
 # against one GPU and against both sharing chunks (--balance dynamic), same output, whole
 # process and the search's GCUPS: 20 queries x half of Swiss-Prot (score-only output), then
 # 4,136 E. coli proteins x UniProt 20k (default output, query batches on each GPU).
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
+. "$(dirname "$0")/common.sh"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$out/gpus.txt"
 [ -f s.wsw ] || { xz -dc sprot_half.fasta.xz > sprot_half.fasta && ./warpsw makedb sprot_half.fasta -o s.wsw > /dev/null; }
 [ -f u.wsw ] || { xz -dc uniprot20k.fasta.xz > u20k.fasta && ./warpsw makedb u20k.fasta -o u.wsw > /dev/null; }

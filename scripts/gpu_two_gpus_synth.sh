@@ -2,12 +2,7 @@
 # On a machine of two GPUs, from gpu-bundle/: the 570k and 2,500,000-sequence synthetic
 # databases (synthdb.py, 16 shards side by side, ids renumbered), 20 queries, score-only:
 # one GPU against the database split over both, two rounds; outputs compared.
-set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-cd "$here"
-[ -x warpsw ] || xz -dk warpsw.xz
+. "$(dirname "$0")/common.sh"
 make_db() { # sequences, name
     local pids=()
     for k in $(seq 0 15); do
