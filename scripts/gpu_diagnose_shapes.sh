@@ -16,6 +16,10 @@
 #                              # chunk dispatch (WARPSW_CHUNK_DISPATCH queued, auto), long.fasta
 #                              # without its hits beyond 16 bits (beyond_16_bits.txt), titin's
 #                              # chunk timeline, whole searches, outputs compared
+#   bash diagnose.sh short_rows  # 1,000,000 x 128 residues: where a pass over short sequences
+#                              # loses its time: bench of the 20 queries with configurations
+#                              # pinned (one and two rows a step) and on one stream, then ncu on
+#                              # two steady launches of the 5,478-residue query
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -77,6 +81,28 @@ step_equal() {
         done
         rm -f "eq$L.wsw"
     done
+}
+
+step_short_rows() {
+    synth 1000000 eq128 --min 128 --max 128 --mean 128
+    for pin in "" g8_r28_lifted g8_r24_lifted g8_r24_lifted_2rows g8_r18_lifted_2rows; do
+        WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw bench --query queries.fasta --db eq128.wsw --device gpu \
+            --kernels query-group-i16x2 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+            > "$out/short_rows_${pin:-model}.log" 2>&1
+        echo "eq128 ${pin:-as the model chooses}: $(grep overall "$out/short_rows_${pin:-model}.log")"
+    done
+    ./warpsw bench --query queries.fasta --db eq128.wsw --device gpu --kernels query-group-i16x2 \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 --gpu-streams 1 > "$out/short_rows_1stream.log" 2>&1
+    echo "eq128 one stream: $(grep overall "$out/short_rows_1stream.log")"
+    command -v ncu > /dev/null || { echo "no ncu"; return; }
+    awk '/^>/ { n++ } n == 20' queries.fasta > q5478.fasta
+    timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+        --section LaunchStats --metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
+        -k "regex:^sw_query_group_i16x2_" --launch-skip 200 -c 2 \
+        ./warpsw search -q q5478.fasta -d eq128.wsw --device gpu --kernel query-group-i16x2 --gpu-streams 1 \
+        --stats none -o /dev/null > "$out/short_rows_ncu.txt" 2>&1
+    grep -E "sw_query_group|Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|Warp Cycles Per Issued|Eligible Warps|warps_active" \
+        "$out/short_rows_ncu.txt" | head -40
 }
 
 step_tests() {
