@@ -18,8 +18,9 @@
 #                              # chunk timeline, whole searches, outputs compared
 #   bash diagnose.sh short_rows  # 1,000,000 x 128 residues: where a pass over short sequences
 #                              # loses its time: bench of the 20 queries with configurations
-#                              # pinned (one and two rows a step) and on one stream, then ncu on
-#                              # two steady launches of the 5,478-residue query
+#                              # pinned (one and two rows a step), on one stream, in more chunks
+#                              # than 4 (WARPSW_CHUNK_SEQUENCES), then ncu on two steady
+#                              # launches of the 5,478-residue query
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -94,6 +95,12 @@ step_short_rows() {
     ./warpsw bench --query queries.fasta --db eq128.wsw --device gpu --kernels query-group-i16x2 \
         --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 --gpu-streams 1 > "$out/short_rows_1stream.log" 2>&1
     echo "eq128 one stream: $(grep overall "$out/short_rows_1stream.log")"
+    for chunk in 131072 65536 16384; do
+        WARPSW_CHUNK_SEQUENCES=$chunk ./warpsw bench --query queries.fasta --db eq128.wsw --device gpu \
+            --kernels query-group-i16x2 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+            > "$out/short_rows_chunks$chunk.log" 2>&1
+        echo "eq128 chunks of $chunk sequences: $(grep overall "$out/short_rows_chunks$chunk.log")"
+    done
     command -v ncu > /dev/null || { echo "no ncu"; return; }
     awk '/^>/ { n++ } n == 20' queries.fasta > q5478.fasta
     timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \

@@ -27,6 +27,41 @@ use crate::error::{Error, Result};
 /// Most sequences per chunk (one launch).
 pub(crate) const MAX_CHUNK_SEQUENCES: usize = 1 << 18;
 
+/// The environment variable that caps a resident database's chunks at
+/// fewer sequences than [`MAX_CHUNK_SEQUENCES`], for benchmarks: a
+/// database of one length is cut into chunks of that many sequences only,
+/// and runs on no more streams than it has chunks (1,000,000 sequences
+/// into 4).
+pub const CHUNK_SEQUENCES_VARIABLE: &str = "WARPSW_CHUNK_SEQUENCES";
+
+/// The most sequences of a resident database's chunk:
+/// [`CHUNK_SEQUENCES_VARIABLE`], or [`MAX_CHUNK_SEQUENCES`] where it is
+/// unset or empty.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a value that is not a number from 1 to
+/// [`MAX_CHUNK_SEQUENCES`].
+fn chunk_sequences() -> Result<usize> {
+    chunk_sequences_of(std::env::var(CHUNK_SEQUENCES_VARIABLE).ok().as_deref())
+}
+
+/// [`chunk_sequences`] for the variable's value (`None`: unset).
+fn chunk_sequences_of(value: Option<&str>) -> Result<usize> {
+    match value {
+        None | Some("") => Ok(MAX_CHUNK_SEQUENCES),
+        Some(value) => value
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=MAX_CHUNK_SEQUENCES).contains(n))
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{CHUNK_SEQUENCES_VARIABLE}={value}: expected a number of sequences from 1 to \
+                     {MAX_CHUNK_SEQUENCES}"
+                ))
+            }),
+    }
+}
+
 /// The memory the engines may plan with on each GPU: `--gpu-memory`, or all
 /// that is free. Passed down from the options; nothing is process-wide.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,7 +115,8 @@ impl Budget {
     }
 
     /// Chunk limits with `db` resident: one chunk's row buffer in a quarter
-    /// of what is left (64 MiB to 8 GiB).
+    /// of what is left (64 MiB to 8 GiB), at most [`chunk_sequences`]
+    /// sequences.
     pub fn resident_chunks(self, db: &Database) -> Result<ChunkLimits> {
         let resident = resident_bytes(db);
         if !self.holds(db) {
@@ -95,7 +131,7 @@ impl Budget {
         // sequence can be refused.
         let left = self.0 - resident;
         Ok(ChunkLimits {
-            max_sequences: MAX_CHUNK_SEQUENCES,
+            max_sequences: chunk_sequences()?,
             max_bytes: (left / 4).clamp(64 << 20, 8 << 30).min(left / 4 * 3),
         })
     }
@@ -217,6 +253,20 @@ mod tests {
     fn plan(db: &Database, limits: ChunkLimits) -> Vec<Range<usize>> {
         let lengths: Vec<usize> = (0..db.len()).map(|i| db.length(i)).collect();
         plan_chunks(&lengths, limits)
+    }
+
+    #[test]
+    fn chunk_sequences_take_a_number_up_to_the_most() {
+        assert_eq!(chunk_sequences_of(None).unwrap(), MAX_CHUNK_SEQUENCES);
+        assert_eq!(chunk_sequences_of(Some("")).unwrap(), MAX_CHUNK_SEQUENCES);
+        assert_eq!(chunk_sequences_of(Some("65536")).unwrap(), 65_536);
+        for bad in ["0", "-3", "many", "262145"] {
+            let err = chunk_sequences_of(Some(bad)).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("WARPSW_CHUNK_SEQUENCES={bad}: expected a number")),
+                "{err}"
+            );
+        }
     }
 
     #[test]
