@@ -55,7 +55,7 @@ fn run(args: cli::Cli) -> anyhow::Result<ExitCode> {
     }
     output_file::install_signal_handlers();
     // A diagnostic setting is checked before any work, on every device.
-    host::engine::gpu::timeline::timeline_on()?;
+    host::engine::gpu::timeline::timeline_detail()?;
     host::engine::gpu::Dispatch::from_environment()?;
     host::engine::gpu::sass_on()?;
     #[cfg(feature = "mpi")]

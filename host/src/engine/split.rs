@@ -540,6 +540,22 @@ mod tests {
         CpuEngine::new(Arc::new(db), Scoring::default(), Plan::one(Kernel::Simt))
     }
 
+    /// Part `range` of `db` on a CPU engine, as a split engine holds it.
+    fn cpu_part(db: &Database, range: &Range<usize>) -> Box<dyn Engine> {
+        Box::new(cpu(db.part(range.clone())))
+    }
+
+    /// Part `range` of `db` on an engine that fails its first batch: with
+    /// a GPU error, or if `panics` a panic.
+    fn failing_part(db: &Database, range: &Range<usize>, panics: bool) -> Box<dyn Engine> {
+        Box::new(Failing {
+            inner: cpu(db.part(range.clone())),
+            batches: Arc::new(AtomicUsize::new(0)),
+            fail_at: 1,
+            panics,
+        })
+    }
+
     #[test]
     fn parts_score_as_the_whole_database_and_a_failed_part_is_redone() {
         let db = database(700, 39);
@@ -575,8 +591,7 @@ mod tests {
                 let reopen: Reopen = Box::new(move |k, failed| {
                     assert_eq!(failed, [0], "only GPU 0 fails");
                     counted.fetch_add(1, Ordering::SeqCst);
-                    let engine: Box<dyn Engine> = Box::new(cpu(whole_db.part(parts_of[k].clone())));
-                    Ok((99, engine))
+                    Ok((99, cpu_part(&whole_db, &parts_of[k])))
                 });
                 let mut split = SplitEngine::new(opened, reopen).unwrap();
                 let cells = AtomicU64::new(0);
@@ -602,21 +617,8 @@ mod tests {
         let db = database(100, 7);
         let ranges = db.residue_parts(2);
         let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
-            (
-                ranges[0].clone(),
-                0,
-                Box::new(Failing {
-                    inner: cpu(db.part(ranges[0].clone())),
-                    batches: Arc::new(AtomicUsize::new(0)),
-                    fail_at: 1,
-                    panics: false,
-                }),
-            ),
-            (
-                ranges[1].clone(),
-                1,
-                Box::new(cpu(db.part(ranges[1].clone()))),
-            ),
+            (ranges[0].clone(), 0, failing_part(&db, &ranges[0], false)),
+            (ranges[1].clone(), 1, cpu_part(&db, &ranges[1])),
         ];
         let reopen: Reopen = Box::new(|_, _| Err(Error::Internal("no GPU has room for it".into())));
         let mut split = SplitEngine::new(opened, reopen).unwrap();
@@ -636,21 +638,9 @@ mod tests {
         let queries: Vec<&[u8]> = vec![db.sequence(3), db.sequence(200)];
         let whole = cpu(db.clone()).score_batch(&queries).unwrap();
         let ranges = db.residue_parts(2);
-        let failing = |range: &Range<usize>, panics: bool| -> Box<dyn Engine> {
-            Box::new(Failing {
-                inner: cpu(db.part(range.clone())),
-                batches: Arc::new(AtomicUsize::new(0)),
-                fail_at: 1,
-                panics,
-            })
-        };
         let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
-            (ranges[0].clone(), 0, failing(&ranges[0], true)),
-            (
-                ranges[1].clone(),
-                1,
-                Box::new(cpu(db.part(ranges[1].clone()))),
-            ),
+            (ranges[0].clone(), 0, failing_part(&db, &ranges[0], true)),
+            (ranges[1].clone(), 1, cpu_part(&db, &ranges[1])),
         ];
         // GPU 2 takes the part and fails it too; GPU 3 scores it.
         let (whole_db, parts_of) = (db.clone(), ranges.clone());
@@ -658,18 +648,9 @@ mod tests {
         let seen = avoided.clone();
         let reopen: Reopen = Box::new(move |k, failed| {
             seen.lock().unwrap().push(failed.to_vec());
-            let part = whole_db.part(parts_of[k].clone());
             Ok(match failed.contains(&2) {
-                false => (
-                    2,
-                    Box::new(Failing {
-                        inner: cpu(part),
-                        batches: Arc::new(AtomicUsize::new(0)),
-                        fail_at: 1,
-                        panics: false,
-                    }) as Box<dyn Engine>,
-                ),
-                true => (3, Box::new(cpu(part)) as Box<dyn Engine>),
+                false => (2, failing_part(&whole_db, &parts_of[k], false)),
+                true => (3, cpu_part(&whole_db, &parts_of[k])),
             })
         });
         let mut split = SplitEngine::new(opened, reopen).unwrap();
@@ -711,11 +692,7 @@ mod tests {
         let db = database(60, 5);
         let ranges = db.residue_parts(2);
         let opened: Vec<(Range<usize>, usize, Box<dyn Engine>)> = vec![
-            (
-                ranges[0].clone(),
-                0,
-                Box::new(cpu(db.part(ranges[0].clone()))),
-            ),
+            (ranges[0].clone(), 0, cpu_part(&db, &ranges[0])),
             (
                 ranges[1].clone(),
                 1,

@@ -52,11 +52,6 @@ pub fn timeline_detail() -> Result<Detail> {
     TIMELINE.clone().map_err(Error::InvalidArgument)
 }
 
-/// Whether [`TIMELINE_VARIABLE`] asks for a timeline.
-pub fn timeline_on() -> Result<bool> {
-    timeline_detail().map(|d| d != Detail::Off)
-}
-
 /// What a chunk's line names: its kernel, sequences, longest sequence
 /// and the stream it ran on.
 #[derive(Clone, Debug, PartialEq)]
