@@ -21,6 +21,9 @@
 #                              # pinned (one and two rows a step), on one stream, in more chunks
 #                              # than 4 (WARPSW_CHUNK_SEQUENCES), then ncu on two steady
 #                              # launches of the 5,478-residue query
+#   bash diagnose.sh narrow_passes  # 1,000,000 x 128, 256, 512 residues (LENGTHS) and half of
+#                              # Swiss-Prot: groups of 4 lanes over several passes against 8
+#                              # (bench and search, configurations pinned)
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -110,6 +113,40 @@ step_short_rows() {
         --stats none -o /dev/null > "$out/short_rows_ncu.txt" 2>&1
     grep -E "sw_query_group|Grid Size|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|Issued Warp|No Eligible|Issue Slots Busy|Warp Cycles Per Issued|Eligible Warps|warps_active" \
         "$out/short_rows_ncu.txt" | head -40
+}
+
+step_narrow_passes() {
+    # Groups of 4 lanes over several passes against 8: the fill is 3 steps
+    # instead of 7 (bench, one query at a time, configurations pinned).
+    for L in ${LENGTHS:-128 256 512}; do
+        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
+        for pin in g8_r28_lifted g4_r28_lifted g8_r24_lifted_2rows g4_r24_lifted_2rows ""; do
+            WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw bench --query queries.fasta --db "eq$L.wsw" --device gpu \
+                --kernels query-group-i16x2 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+                > "$out/narrow_eq${L}_${pin:-model}.log" 2>&1
+            echo "eq$L ${pin:-as the model chooses}: $(grep overall "$out/narrow_eq${L}_${pin:-model}.log")"
+        done
+        # The whole search (queries paired and batched where the model says so).
+        for pin in "" g8_r24_lifted_2rows g4_r24_lifted_2rows; do
+            WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw search -q queries.fasta -d "eq$L.wsw" --device gpu \
+                --columns qseqid,sseqid,score -o "$out/narrow_search_eq${L}_${pin:-model}.tsv" \
+                > "$out/narrow_search_eq${L}_${pin:-model}.log" 2>&1
+            echo "search eq$L ${pin:-as the model chooses}: $(grep -o '[0-9.]* GCUPS' "$out/narrow_search_eq${L}_${pin:-model}.log" | head -1)"
+        done
+        for pin in g8_r24_lifted_2rows g4_r24_lifted_2rows; do
+            cmp "$out/narrow_search_eq${L}_model.tsv" "$out/narrow_search_eq${L}_$pin.tsv" \
+                && echo "search eq$L: $pin's hits = the model's"
+        done
+        rm -f "$out"/narrow_search_*.tsv
+        rm -f "eq$L.wsw"
+    done
+    sprot
+    for pin in g8_r24_lifted_2rows g4_r24_lifted_2rows g8_r28_lifted g4_r28_lifted ""; do
+        WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw bench --query queries.fasta --db sprot_half.wsw --device gpu \
+            --kernels query-group-i16x2 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+            > "$out/narrow_sprot_${pin:-model}.log" 2>&1
+        echo "sprot_half ${pin:-as the model chooses}: $(grep overall "$out/narrow_sprot_${pin:-model}.log")"
+    done
 }
 
 step_tests() {

@@ -1335,6 +1335,27 @@ pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<
 /// ([`Config::runs_alone`]).
 pub const NARROW_GROUP_LANES: usize = 8;
 
+/// Groups of fewer lanes than this run a query of one pass only
+/// ([`Config::runs_alone`]). Groups of four fill in three steps where
+/// eight take seven: on 1,000,000 sequences of 128 residues (H200, the 20
+/// standard queries one at a time, configurations pinned) `g4_r24_lifted_2rows`
+/// ran 5 % faster than `g8_r24_lifted_2rows` and `g4_r28_lifted` 3 % faster
+/// than `g8_r28_lifted`; 2 % at 256 residues, 1 % at 512 (benches/RESULTS.md).
+pub const MULTI_PASS_LANES: usize = 4;
+
+/// The longest chunk rows on which a group of fewer than
+/// [`NARROW_GROUP_LANES`] lanes runs a query of several passes
+/// ([`Config::runs_alone`]): as far as it was measured.
+pub const NARROW_MULTI_PASS_ROWS: usize = 512;
+
+/// What the border costs a narrow group a step of each pass that reads
+/// it, in [`Config::cost`]'s units: with it, four lanes of two rows a step
+/// cost as much as eight at 512 rows, where they ran alike (measured as
+/// at [`MULTI_PASS_LANES`]); they pass half the columns each, so reach
+/// the border twice as often a cell.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const NARROW_BORDER_STEP_COST: usize = 81;
+
 /// One configuration of the query-group kernels: an entry point and its
 /// shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1371,16 +1392,21 @@ impl Config {
     }
 
     /// Whether the cost models may give this configuration a query of
-    /// `query_len` residues alone: groups of fewer than
-    /// [`NARROW_GROUP_LANES`] lanes (the short queries' configurations,
-    /// whose group fills in a step or three) only where the query fits
-    /// one pass. [`Config::cost`] does not count the border a pass
-    /// writes and the next reads (two words a row a pair of sequences in
-    /// global memory); over the many passes of a narrow configuration it would
-    /// be most of the traffic.
+    /// `query_len` residues alone on a chunk whose longest sequence has
+    /// `rows` residues. Groups of fewer than [`NARROW_GROUP_LANES`] lanes
+    /// (the short queries' configurations, whose group fills in a step or
+    /// three) take a query of one pass; those of [`MULTI_PASS_LANES`] or
+    /// more also one of several passes on chunks of at most
+    /// [`NARROW_MULTI_PASS_ROWS`] rows, where their shorter fill was
+    /// measured to pay. Over the many passes of a narrow configuration the
+    /// border (two words a row a pair of sequences in global memory, a
+    /// pass's writes read by the next) is most of the traffic;
+    /// [`Config::cost`] counts it for them.
     #[cfg(not(target_arch = "nvptx64"))]
-    pub const fn runs_alone(&self, query_len: usize) -> bool {
-        self.lanes >= NARROW_GROUP_LANES || self.passes(query_len) == 1
+    pub const fn runs_alone(&self, query_len: usize, rows: usize) -> bool {
+        self.lanes >= NARROW_GROUP_LANES
+            || self.passes(query_len) == 1
+            || (self.lanes >= MULTI_PASS_LANES && rows <= NARROW_MULTI_PASS_ROWS)
     }
 
     /// Bytes of the block's window (dynamic shared memory).
@@ -1404,9 +1430,21 @@ impl Config {
     /// loads), plus a pass's own
     /// (4,000 a lane: the group's best, the scores, its share of the
     /// window). A group aligns two sequences, or with two queries one.
+    ///
+    /// A group of fewer than [`NARROW_GROUP_LANES`] lanes also pays
+    /// [`NARROW_BORDER_STEP_COST`] a step of each pass after the first:
+    /// the border it reads, which the pass before wrote, for fewer
+    /// columns a pass than the groups of eight and sixteen lanes on which
+    /// the other terms were measured.
     #[cfg(not(target_arch = "nvptx64"))]
     pub const fn cost(&self, query_len: usize, rows: usize) -> usize {
-        self.passes(query_len) * self.pass_cost(rows)
+        let passes = self.passes(query_len);
+        let border = if self.lanes < NARROW_GROUP_LANES {
+            (passes - 1) * self.steps(rows) * NARROW_BORDER_STEP_COST
+        } else {
+            0
+        };
+        passes * self.pass_cost(rows) + border
     }
 
     /// [`Config::cost`] of one pass.
@@ -1572,6 +1610,8 @@ query_group_configs!(
     (sw_query_group_i16x2_g2_r8_lifted, 2, 8, Lifted, Sequences, 1, [2, 3]),
     (sw_query_group_i16x2_g2_r16_lifted, 2, 16, Lifted, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g4_r16_lifted, 4, 16, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g4_r24_lifted, 4, 24, Lifted, Sequences, 1, [1, 2]),
+    (sw_query_group_i16x2_g4_r28_lifted, 4, 28, Lifted, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r8_lifted, 8, 8, Lifted, Sequences, 1, [2, 3]),
     (sw_query_group_i16x2_g8_r12_lifted, 8, 12, Lifted, Sequences, 1, [1, 2]),
     (sw_query_group_i16x2_g8_r16_lifted, 8, 16, Lifted, Sequences, 1, [1, 2]),
@@ -1591,6 +1631,7 @@ query_group_configs!(
     (sw_query_group_i16x2_g8_r16_lifted_2rows, 8, 16, Lifted, Sequences, 2, [1, 2]),
     (sw_query_group_i16x2_g8_r18_lifted_2rows, 8, 18, Lifted, Sequences, 2, [1, 2]),
     (sw_query_group_i16x2_g8_r24_lifted_2rows, 8, 24, Lifted, Sequences, 2, [1, 2]),
+    (sw_query_group_i16x2_g4_r24_lifted_2rows, 4, 24, Lifted, Sequences, 2, [1, 2]),
     (sw_query_group_i16x2_g16_r24_lifted_2rows, 16, 24, Lifted, Sequences, 2, [1, 2]),
     (sw_query_group_i16x2_g8_r20_queries_2rows, 8, 20, Lifted, Queries, 2, [1, 2]),
 );
@@ -1626,7 +1667,7 @@ fn cheapest_alone(
 ) -> usize {
     (0..CONFIGS.len())
         .filter(|&k| CONFIGS[k].update == update && CONFIGS[k].halves == Halves::Sequences)
-        .filter(|&k| keep(&CONFIGS[k]) && CONFIGS[k].runs_alone(query_len))
+        .filter(|&k| keep(&CONFIGS[k]) && CONFIGS[k].runs_alone(query_len, rows))
         .min_by_key(|&k| CONFIGS[k].cost(query_len, rows))
         .expect("every update has configurations")
 }
@@ -1958,20 +1999,33 @@ mod tests {
     }
 
     /// Queries of up to 64 residues take a group of fewer than eight
-    /// lanes, in one pass; longer ones never do, and no narrow group runs
-    /// a query of several passes.
+    /// lanes, in one pass. Longer ones take groups of four only on short
+    /// sequences, where the fill weighs most, never on sequences of 1,000
+    /// residues or more; no group of fewer than four lanes runs a query
+    /// of several passes.
     #[test]
     fn the_shortest_queries_take_narrow_groups() {
         for (len, lanes) in [(5, 1), (8, 1), (12, 2), (16, 2), (32, 2), (64, 4)] {
             let c = CONFIGS[config_for(len, 400, Update::Lifted)];
             assert_eq!((c.lanes, c.passes(len)), (lanes, 1), "{len}: {c:?}");
         }
-        for len in (65..3000).step_by(37) {
-            for rows in [30, 400, 2000] {
+        let mut four_lanes = 0;
+        for len in (65..6000).step_by(37) {
+            for rows in [30, 128, 400, 1000, 2000] {
                 let c = CONFIGS[config_for(len, rows, Update::Lifted)];
-                assert!(c.lanes >= NARROW_GROUP_LANES, "{len} x {rows}: {c:?}");
+                assert!(c.runs_alone(len, rows), "{len} x {rows}: {c:?}");
+                if c.passes(len) > 1 {
+                    assert!(c.lanes >= MULTI_PASS_LANES, "{len} x {rows}: {c:?}");
+                }
+                if c.lanes < NARROW_GROUP_LANES && c.passes(len) > 1 {
+                    assert!(rows <= NARROW_MULTI_PASS_ROWS, "{len} x {rows}: {c:?}");
+                    four_lanes += 1;
+                }
             }
         }
+        // 128 residues a sequence: the long queries' passes in groups of four.
+        assert!(four_lanes > 0);
+        assert_eq!(CONFIGS[config_for(5478, 128, Update::Lifted)].lanes, 4);
     }
 
     /// One query on long sequences takes two rows a step, where the

@@ -14,16 +14,35 @@ pub(super) fn work_buffer(passes: usize) -> WorkBuffer {
     }
 }
 
-/// Pairs of i32 of border scratch that launches of `passes` passes need on
-/// a chunk of `groups` groups (pairs of sequences, or sequences with two
-/// queries) of at most `longest` residues: none for one pass, else a few
-/// waves of groups' borders.
-pub(super) fn border_pairs(passes: usize, groups: usize, longest: usize, sm_count: usize) -> usize {
+/// Pairs of i32 of border scratch that launches of `passes` passes of a
+/// configuration of `lanes` lanes a group need on a chunk of `groups`
+/// groups (pairs of sequences, or sequences with two queries) of at most
+/// `longest` residues: none for one pass, else a few waves of groups'
+/// borders ([`multi_pass_groups_per_sm`] a multiprocessor).
+pub(super) fn border_pairs(
+    passes: usize,
+    lanes: usize,
+    groups: usize,
+    longest: usize,
+    sm_count: usize,
+) -> usize {
     if passes <= 1 {
         return 0;
     }
     // A slot (an H and an E) is one pair of i32.
-    groups.min(sm_count.max(1) * MULTI_PASS_PAIRS_PER_SM) * scratch_slots(longest)
+    groups.min(sm_count.max(1) * multi_pass_groups_per_sm(lanes)) * scratch_slots(longest)
+}
+
+/// Groups a launch of several passes aligns at most per multiprocessor
+/// with `lanes` lanes a group: [`MULTI_PASS_PAIRS_PER_SM`], or as many
+/// more as keep a launch of narrower groups as many threads (and waves)
+/// as one of eight lanes.
+pub(super) const fn multi_pass_groups_per_sm(lanes: usize) -> usize {
+    if lanes >= 8 || lanes == 0 {
+        MULTI_PASS_PAIRS_PER_SM
+    } else {
+        MULTI_PASS_PAIRS_PER_SM * 8 / lanes
+    }
 }
 
 /// The entries of a launch sequence (`gpu_kernels::query_group_i16x2`,

@@ -320,12 +320,22 @@ impl Adapter for QueryGroup {
         // configuration `launch` picks for a chunk at most this long, with
         // whichever update, needs no more.
         let updates = [Update::Lifted, Update::Biased, Update::Plain];
-        let Ok(passes) = updates.iter().try_fold(0, |most, &update| {
-            config(query_len, longest, update).map(|k| most.max(CONFIGS[k].passes(query_len)))
+        let Ok(border) = updates.iter().try_fold(0, |most, &update| {
+            config(query_len, longest, update).map(|k| {
+                let c = &CONFIGS[k];
+                let pairs = threads.div_ceil(2);
+                most.max(border_pairs(
+                    c.passes(query_len),
+                    c.lanes,
+                    pairs,
+                    longest,
+                    sm_count,
+                ))
+            })
         }) else {
             return group;
         };
-        group.max(border_pairs(passes, threads.div_ceil(2), longest, sm_count))
+        group.max(border)
     }
 
     fn overlaps(&self, gaps: Gaps) -> bool {
@@ -412,7 +422,10 @@ impl PairsQueries for QueryGroup {
         sm_count: usize,
     ) -> usize {
         match pair_config(query_len, longest) {
-            Ok(k) => border_pairs(CONFIGS[k].passes(query_len), threads, longest, sm_count),
+            Ok(k) => {
+                let c = &CONFIGS[k];
+                border_pairs(c.passes(query_len), c.lanes, threads, longest, sm_count)
+            }
             Err(_) => 0, // the launch says why
         }
     }
