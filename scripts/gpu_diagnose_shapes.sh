@@ -24,6 +24,8 @@
 #   bash diagnose.sh narrow_passes  # 1,000,000 x 128, 256, 512 residues (LENGTHS) and half of
 #                              # Swiss-Prot: groups of 4 lanes over several passes against 8
 #                              # (bench and search, configurations pinned)
+#   bash diagnose.sh short_pairs  # 1,000,000 x 128 and 256 residues (LENGTHS): whole searches
+#                              # as the model chooses against no pairs of queries
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -146,6 +148,25 @@ step_narrow_passes() {
             --kernels query-group-i16x2 --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
             > "$out/narrow_sprot_${pin:-model}.log" 2>&1
         echo "sprot_half ${pin:-as the model chooses}: $(grep overall "$out/narrow_sprot_${pin:-model}.log")"
+    done
+}
+
+step_short_pairs() {
+    # Whole searches on 1,000,000 x 128 and 256 residues: as the model
+    # chooses (queries paired where it says so) against no pairs at all
+    # (g4_r24_lifted_2rows pinned), two rounds, hits compared.
+    for L in ${LENGTHS:-128 256}; do
+        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
+        for round in 1 2; do
+            for pin in "" g4_r24_lifted_2rows; do
+                WARPSW_QUERY_GROUP_CONFIG=$pin ./warpsw search -q queries.fasta -d "eq$L.wsw" --device gpu \
+                    --columns qseqid,sseqid,score -o "$out/pairs_eq${L}_${pin:-model}.tsv" \
+                    > "$out/pairs_eq${L}_${pin:-model}.log" 2>&1
+                echo "search eq$L ${pin:-as the model chooses} round $round: $(grep -o '[0-9.]* GCUPS' "$out/pairs_eq${L}_${pin:-model}.log" | head -1)"
+            done
+        done
+        cmp "$out/pairs_eq${L}_model.tsv" "$out/pairs_eq${L}_g4_r24_lifted_2rows.tsv" && echo "eq$L: hits equal"
+        rm -f "$out"/pairs_eq*.tsv "eq$L.wsw"
     done
 }
 

@@ -1697,7 +1697,8 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// launch, in the halves ([`pair_config_for`] of the longer; with
 /// `hand_over`, the longer one handed over where [`pair_tail`] says it
 /// pays), than each in its own ([`config_for`], the lifted update, one
-/// row a step) on a chunk whose longest sequence has `rows` residues, by
+/// row a step, or any on chunks of at most [`SHORT_CHUNK_ROWS`] rows) on
+/// a chunk whose longest sequence has `rows` residues, by
 /// [`Config::cost`]: a
 /// launch of two queries runs a group a sequence, one of one query a
 /// group a pair of sequences. Against the cheaper cost of two rows a
@@ -1713,11 +1714,22 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
         None => 2 * CONFIGS[pair].cost(longer, rows),
     };
     let alone = |len| {
-        let k = cheapest_alone(len, rows, Update::Lifted, |c| c.rows_per_step == 1);
+        let keep = |c: &Config| c.rows_per_step == 1 || rows <= SHORT_CHUNK_ROWS;
+        let k = cheapest_alone(len, rows, Update::Lifted, keep);
         CONFIGS[k].cost(len, rows)
     };
     together < alone(a_len) + alone(b_len)
 }
+
+/// The longest chunk rows on which [`queries_pay`] weighs a pair against
+/// each query's cheapest configuration, two rows a step included (above
+/// them, against one row a step). On 1,000,000 sequences of 128 residues
+/// (H200, the 20 standard queries) whole searches ran 7 % faster without
+/// pairs than with the pairs weighed against one row a step (4,436.8
+/// against 4,116.1 GCUPS) and alike at 256; at 512 they ran 2 % slower
+/// without pairs (benches/RESULTS.md).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const SHORT_CHUNK_ROWS: usize = 256;
 
 /// What a hand-over costs for each two sequences a row of the chunk's
 /// longest, in [`Config::cost`]'s units: a thread a row, about forty
