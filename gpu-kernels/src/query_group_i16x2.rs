@@ -1697,9 +1697,9 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// launch, in the halves ([`pair_config_for`] of the longer; with
 /// `hand_over`, the longer one handed over where [`pair_tail`] says it
 /// pays), than each in its own ([`config_for`], the lifted update, one
-/// row a step, or any on chunks of at most [`SHORT_CHUNK_ROWS`] rows) on
-/// a chunk whose longest sequence has `rows` residues, by
-/// [`Config::cost`]: a
+/// row a step) on a chunk whose longest sequence has `rows` residues, by
+/// [`Config::cost`] (never on chunks of at most [`SHORT_CHUNK_ROWS`]
+/// rows): a
 /// launch of two queries runs a group a sequence, one of one query a
 /// group a pair of sequences. Against the cheaper cost of two rows a
 /// step fewer queries pair, and whole searches ran slower
@@ -1713,21 +1713,24 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
         Some((handoff, tail)) => tail_cost(pair, handoff, tail, longer, rows),
         None => 2 * CONFIGS[pair].cost(longer, rows),
     };
+    if rows <= SHORT_CHUNK_ROWS {
+        return false;
+    }
     let alone = |len| {
-        let keep = |c: &Config| c.rows_per_step == 1 || rows <= SHORT_CHUNK_ROWS;
-        let k = cheapest_alone(len, rows, Update::Lifted, keep);
+        let k = cheapest_alone(len, rows, Update::Lifted, |c| c.rows_per_step == 1);
         CONFIGS[k].cost(len, rows)
     };
     together < alone(a_len) + alone(b_len)
 }
 
-/// The longest chunk rows on which [`queries_pay`] weighs a pair against
-/// each query's cheapest configuration, two rows a step included (above
-/// them, against one row a step). On 1,000,000 sequences of 128 residues
-/// (H200, the 20 standard queries) whole searches ran 7 % faster without
-/// pairs than with the pairs weighed against one row a step (4,436.8
-/// against 4,116.1 GCUPS) and alike at 256; at 512 they ran 2 % slower
-/// without pairs (benches/RESULTS.md).
+/// The longest chunk rows on which no two queries pair ([`queries_pay`]),
+/// whatever the model says. On 1,000,000 sequences of 128 residues (H200,
+/// the 20 standard queries, two rounds) whole searches ran 8 % faster with
+/// no pairs than with the pairs the model chose, even when it paired only
+/// the four longest queries (4,425.7–4,434.4 against 4,091.5–4,101.4
+/// GCUPS), 2.5 % at 256 residues; at 512 the pairs gained 2 %
+/// (benches/RESULTS.md). A pair aligns one sequence a group of eight
+/// lanes of one row a step, whose fill the model undercounts there.
 #[cfg(not(target_arch = "nvptx64"))]
 pub const SHORT_CHUNK_ROWS: usize = 256;
 
@@ -1962,6 +1965,20 @@ mod tests {
             eprintln!("few long, {rows} rows, {groups} groups: {}", name(k));
             let k = batch_config_for(&many_short, rows, groups, 132);
             eprintln!("many short, {rows} rows, {groups} groups: {}", name(k));
+        }
+    }
+
+    /// No two queries pair on chunks of at most `SHORT_CHUNK_ROWS` rows;
+    /// above them long queries of similar lengths do.
+    #[test]
+    fn queries_pair_only_above_short_chunks() {
+        for rows in [1, 64, 128, SHORT_CHUNK_ROWS] {
+            for (a, b) in [(144, 189), (4548, 4743), (5147, 5478)] {
+                assert!(!queries_pay(a, b, rows, true), "{a}/{b} x {rows}");
+            }
+        }
+        for rows in [SHORT_CHUNK_ROWS + 1, 512, 2048] {
+            assert!(queries_pay(5147, 5478, rows, true), "x {rows}");
         }
     }
 
