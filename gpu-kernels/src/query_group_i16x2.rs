@@ -1724,13 +1724,16 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
 }
 
 /// The longest chunk rows on which no two queries pair ([`queries_pay`]),
-/// whatever the model says. On 1,000,000 sequences of 128 residues (H200,
-/// the 20 standard queries, two rounds) whole searches ran 8 % faster with
-/// no pairs than with the pairs the model chose, even when it paired only
-/// the four longest queries (4,425.7–4,434.4 against 4,091.5–4,101.4
-/// GCUPS), 2.5 % at 256 residues; at 512 the pairs gained 2 %
-/// (benches/RESULTS.md). A pair aligns one sequence a group of eight
-/// lanes of one row a step, whose fill the model undercounts there.
+/// whatever the model says; the host's engine batches no queries on a
+/// database of such sequences that one query fills. Two queries in the
+/// halves (a sequence a group of eight lanes, one row a step) ran slower
+/// there than the model says, for reasons not yet measured: on 1,000,000
+/// sequences of 128 residues (H200, the 20 standard queries, two rounds)
+/// whole searches
+/// with a one-query configuration pinned (`g4_r24_lifted_2rows`: no
+/// pairs, no batches) ran 8 % faster than with the engine's batches of
+/// query pairs (4,425.7–4,434.4 against 4,091.5–4,101.4 GCUPS), 2.5 % at
+/// 256 residues; at 512 the batches gained 2 % (benches/RESULTS.md).
 #[cfg(not(target_arch = "nvptx64"))]
 pub const SHORT_CHUNK_ROWS: usize = 256;
 

@@ -74,7 +74,7 @@ const MAX_GRID_ROWS: usize = 65_535;
 /// Pairs a launch aligns at most per multiprocessor when the query takes
 /// several passes (every pair of a launch keeps its border in the scratch
 /// until the last pass): a few waves of groups.
-const MULTI_PASS_PAIRS_PER_SM: usize = 256;
+pub(crate) const MULTI_PASS_PAIRS_PER_SM: usize = 256;
 
 /// The environment variable that pins one configuration for every chunk
 /// (`g16_r32`, say: the part of the entry point's name after

@@ -26,6 +26,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::kernel::launch::{BatchChunk, ChunkLaunch, DeviceChunk, PairBatch, Scratch};
+use crate::kernel::query_group::MULTI_PASS_PAIRS_PER_SM;
 
 /// Groups of lanes (one per database sequence and entry) a batch aims to
 /// give each multiprocessor: many waves, so that the last wave of a
@@ -65,11 +66,43 @@ pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
 }
 
 /// Queries a batch takes on a GPU of `sm_count` multiprocessors holding
-/// `sequences` database sequences: as many entries as give it
-/// [`BATCH_GROUPS_PER_SM`] groups each, two queries an entry, at most
-/// [`MAX_BATCH_QUERIES`] and at most `memory_entries` entries; 2 or fewer
-/// (no gain over pairs) on a large database.
-pub fn auto_batch_queries(sm_count: usize, sequences: usize, memory_entries: usize) -> usize {
+/// `sequences` database sequences of at most `longest` residues: as many
+/// entries as give it [`BATCH_GROUPS_PER_SM`] groups each, two queries an
+/// entry, at most [`MAX_BATCH_QUERIES`] and at most `memory_entries`
+/// entries; 2 or fewer (no gain over pairs) on a large database.
+///
+/// None on a database of short sequences (at most
+/// [`SHORT_CHUNK_ROWS`](gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS)
+/// residues) that fills the GPU one query at a time (a full launch of
+/// several passes, [`MULTI_PASS_PAIRS_PER_SM`] pairs of sequences a
+/// multiprocessor): a batch's entries hold two queries in the halves,
+/// which on such sequences ran slower than each query alone. On an H200,
+/// 1,000,000 sequences of 128 residues, whole searches of the 20 standard
+/// queries in batches of 10 ran 4,083–4,101 GCUPS, one at a time (a
+/// one-query configuration pinned, `g4_r24_lifted_2rows`) 4,426–4,434; of
+/// 256 residues 4,545–4,557 against 4,661–4,670; of 512, 4,950 against
+/// 4,838 (benches/RESULTS.md).
+///
+/// ```
+/// use host::engine::gpu::resident::batch::auto_batch_queries;
+/// // Many queries against 20,000 sequences: batches of 434.
+/// assert_eq!(auto_batch_queries(132, 20_000, 2_000, 1_000), 434);
+/// // 1,000,000 sequences of 512 residues: batches of 10.
+/// assert_eq!(auto_batch_queries(132, 1_000_000, 512, 1_000), 10);
+/// // 1,000,000 of 128: none; 20,000 of 128 do not fill the GPU: batches.
+/// assert_eq!(auto_batch_queries(132, 1_000_000, 128, 1_000), 0);
+/// assert_eq!(auto_batch_queries(132, 20_000, 128, 1_000), 434);
+/// ```
+pub fn auto_batch_queries(
+    sm_count: usize,
+    sequences: usize,
+    longest: usize,
+    memory_entries: usize,
+) -> usize {
+    let fills_alone = sequences.div_ceil(2) >= sm_count * MULTI_PASS_PAIRS_PER_SM;
+    if longest <= gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS && fills_alone {
+        return 0;
+    }
     let entries = (sm_count * BATCH_GROUPS_PER_SM).div_ceil(sequences.max(1));
     2 * entries.min(memory_entries).min(MAX_BATCH_QUERIES / 2)
 }
