@@ -1729,11 +1729,11 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
 /// halves (a sequence a group of eight lanes, one row a step) ran slower
 /// there than the model says, for reasons not yet measured: on 1,000,000
 /// sequences of 128 residues (H200, the 20 standard queries, two rounds)
-/// whole searches
-/// with a one-query configuration pinned (`g4_r24_lifted_2rows`: no
-/// pairs, no batches) ran 8 % faster than with the engine's batches of
-/// query pairs (4,425.7–4,434.4 against 4,091.5–4,101.4 GCUPS), 2.5 % at
-/// 256 residues; at 512 the batches gained 2 % (benches/RESULTS.md).
+/// whole searches with a one-query configuration pinned
+/// (`g4_r24_lifted_2rows`: no pairs, no batches) ran 8 % faster than with
+/// the engine's batches of query pairs (4,425.7–4,434.4 against
+/// 4,091.5–4,101.4 GCUPS), 2.5 % at 256 residues; at 512 the batches
+/// gained 2 % (benches/RESULTS.md).
 #[cfg(not(target_arch = "nvptx64"))]
 pub const SHORT_CHUNK_ROWS: usize = 256;
 

@@ -149,7 +149,8 @@ pub fn explain(
     let queries_together = match (batched, plan.kernels() == [Kernel::QueryGroupI16x2]) {
         (true, true) => format!(
             "queries: in batches of pairs, one launch sequence a batch ({}, as the memory \
-             allows; one at a time if it holds no batch)",
+             allows; one at a time if it holds no batch, or, unless a batch is asked for, \
+             where the sequences are all short and one query fills the GPU)",
             options.query_batch.map_or(
                 "as many queries a batch as fill the GPU".to_string(),
                 |b| format!("{b} queries a batch at most")
