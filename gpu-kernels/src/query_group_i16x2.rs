@@ -1331,12 +1331,16 @@ pub fn host_window(config: usize, p: &QueryGroupParams, profile: &[u32]) -> Vec<
         .collect()
 }
 
-/// Groups of fewer lanes than this are the short queries' configurations
-/// ([`Config::runs_alone`]).
+/// Groups of fewer lanes than this are narrow: the short queries'
+/// configurations, one pass each, and groups of [`MULTI_PASS_LANES`]
+/// that also run long queries on short sequences ([`Config::runs_alone`]).
 pub const NARROW_GROUP_LANES: usize = 8;
 
 /// Groups of fewer lanes than this run a query of one pass only
-/// ([`Config::runs_alone`]). Groups of four fill in three steps where
+/// ([`Config::runs_alone`]); groups of this many lanes and at least
+/// [`NARROW_MULTI_PASS_COLUMNS`] columns a lane (`g4_r24_lifted`,
+/// `g4_r28_lifted`, `g4_r24_lifted_2rows`) also several passes on short
+/// sequences. Groups of four fill in three steps where
 /// eight take seven: on 1,000,000 sequences of 128 residues (H200, the 20
 /// standard queries one at a time, configurations pinned) `g4_r24_lifted_2rows`
 /// ran 5 % faster than `g8_r24_lifted_2rows` and `g4_r28_lifted` 3 % faster
@@ -1347,6 +1351,11 @@ pub const MULTI_PASS_LANES: usize = 4;
 /// [`NARROW_GROUP_LANES`] lanes runs a query of several passes
 /// ([`Config::runs_alone`]): as far as it was measured.
 pub const NARROW_MULTI_PASS_ROWS: usize = 512;
+
+/// The fewest columns a lane of a narrow group that runs a query of
+/// several passes has ([`Config::runs_alone`]): the widths measured (24
+/// and 28); `g4_r16_lifted` over several passes was not.
+pub const NARROW_MULTI_PASS_COLUMNS: usize = 24;
 
 /// What the border costs a narrow group a step of each pass that reads
 /// it, in [`Config::cost`]'s units: with it, four lanes of two rows a step
@@ -1396,7 +1405,8 @@ impl Config {
     /// `rows` residues. Groups of fewer than [`NARROW_GROUP_LANES`] lanes
     /// (the short queries' configurations, whose group fills in a step or
     /// three) take a query of one pass; those of [`MULTI_PASS_LANES`] or
-    /// more also one of several passes on chunks of at most
+    /// more lanes of at least [`NARROW_MULTI_PASS_COLUMNS`] columns also
+    /// one of several passes on chunks of at most
     /// [`NARROW_MULTI_PASS_ROWS`] rows, where their shorter fill was
     /// measured to pay. Over the many passes of a narrow configuration the
     /// border (two words a row a pair of sequences in global memory, a
@@ -1406,7 +1416,9 @@ impl Config {
     pub const fn runs_alone(&self, query_len: usize, rows: usize) -> bool {
         self.lanes >= NARROW_GROUP_LANES
             || self.passes(query_len) == 1
-            || (self.lanes >= MULTI_PASS_LANES && rows <= NARROW_MULTI_PASS_ROWS)
+            || (self.lanes >= MULTI_PASS_LANES
+                && self.columns >= NARROW_MULTI_PASS_COLUMNS
+                && rows <= NARROW_MULTI_PASS_ROWS)
     }
 
     /// Bytes of the block's window (dynamic shared memory).
@@ -1582,8 +1594,9 @@ macro_rules! query_group_configs {
 // allow it ([`Update::fits`]), else the biased one, else the plain one,
 // whose two configurations are also there to be measured against the
 // others (`WARPSW_QUERY_GROUP_CONFIG`, host, pins any). The narrow groups
-// of 1, 2 and 4 lanes are the short queries' (one pass only:
-// [`Config::runs_alone`]): their group fills in at most three steps where
+// of 1, 2 and 4 lanes are the short queries' (one pass; `g4_r24` and
+// `g4_r28` also several on short sequences: [`Config::runs_alone`],
+// [`MULTI_PASS_LANES`]): their group fills in at most three steps where
 // eight lanes take seven, and a 5-residue query leaves 3 of 8 columns
 // empty rather than 59 of 64. Each pinned in turn on an H200 (half of
 // Swiss-Prot, queries of 5 to 256 residues), g1_r8 led up to 8 residues,
@@ -1707,15 +1720,15 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// alone.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> bool {
+    if rows <= SHORT_CHUNK_ROWS {
+        return false;
+    }
     let longer = a_len.max(b_len);
     let pair = pair_config_for(longer, rows);
     let together = match pair_tail(pair, a_len, b_len, rows).filter(|_| hand_over) {
         Some((handoff, tail)) => tail_cost(pair, handoff, tail, longer, rows),
         None => 2 * CONFIGS[pair].cost(longer, rows),
     };
-    if rows <= SHORT_CHUNK_ROWS {
-        return false;
-    }
     let alone = |len| {
         let k = cheapest_alone(len, rows, Update::Lifted, |c| c.rows_per_step == 1);
         CONFIGS[k].cost(len, rows)
@@ -1733,7 +1746,8 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
 /// (`g4_r24_lifted_2rows`: no pairs, no batches) ran 8 % faster than with
 /// the engine's batches of query pairs (4,425.7–4,434.4 against
 /// 4,091.5–4,101.4 GCUPS), 2.5 % at 256 residues; at 512 the batches
-/// gained 2 % (benches/RESULTS.md).
+/// gained 2 % (benches/RESULTS.md). Pairs outside batches on such chunks
+/// were not measured apart: they are the same launches, one entry each.
 #[cfg(not(target_arch = "nvptx64"))]
 pub const SHORT_CHUNK_ROWS: usize = 256;
 
@@ -2031,10 +2045,10 @@ mod tests {
     }
 
     /// Queries of up to 64 residues take a group of fewer than eight
-    /// lanes, in one pass. Longer ones take groups of four only on short
-    /// sequences, where the fill weighs most, never on sequences of 1,000
-    /// residues or more; no group of fewer than four lanes runs a query
-    /// of several passes.
+    /// lanes, in one pass. Longer ones take groups of four in one pass
+    /// (up to 112 residues), or in several only on sequences of at most
+    /// `NARROW_MULTI_PASS_ROWS` residues, where the fill weighs most; no
+    /// group of fewer than four lanes runs a query of several passes.
     #[test]
     fn the_shortest_queries_take_narrow_groups() {
         for (len, lanes) in [(5, 1), (8, 1), (12, 2), (16, 2), (32, 2), (64, 4)] {
@@ -2045,9 +2059,11 @@ mod tests {
         for len in (65..6000).step_by(37) {
             for rows in [30, 128, 400, 1000, 2000] {
                 let c = CONFIGS[config_for(len, rows, Update::Lifted)];
-                assert!(c.runs_alone(len, rows), "{len} x {rows}: {c:?}");
                 if c.passes(len) > 1 {
                     assert!(c.lanes >= MULTI_PASS_LANES, "{len} x {rows}: {c:?}");
+                    assert!(
+                        c.lanes >= NARROW_GROUP_LANES || c.columns >= NARROW_MULTI_PASS_COLUMNS
+                    );
                 }
                 if c.lanes < NARROW_GROUP_LANES && c.passes(len) > 1 {
                     assert!(rows <= NARROW_MULTI_PASS_ROWS, "{len} x {rows}: {c:?}");

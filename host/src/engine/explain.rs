@@ -118,11 +118,23 @@ pub fn explain(
     let oldest = (0..devices.len())
         .min_by_key(|&k| devices[k].compute_capability)
         .unwrap_or(0);
-    let plan = gpus
-        .batched
-        .clone()
-        .unwrap_or_else(|| gpus.plans[oldest].clone());
-    let batched = gpus.batched.is_some() && options.batches(scoring);
+    // As the engine sizes its batches (`auto_batch_queries`, memory aside):
+    // none where the database's short sequences fill the GPU one query at
+    // a time, and then the plan of one query at a time.
+    let batches_fill = options.query_batch.is_some()
+        || devices.get(oldest).is_some_and(|d| {
+            gpu::resident::batch::auto_batch_queries(
+                d.multiprocessors,
+                db.len(),
+                (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0),
+                usize::MAX,
+            ) > 2
+        });
+    let plan = match &gpus.batched {
+        Some(batched) if batches_fill => batched.clone(),
+        _ => gpus.plans[oldest].clone(),
+    };
+    let batched = gpus.batched.is_some() && options.batches(scoring) && batches_fill;
     if let Some(notice) = plan.notice() {
         lines.push(format!("said: {notice}"));
     }
@@ -149,8 +161,7 @@ pub fn explain(
     let queries_together = match (batched, plan.kernels() == [Kernel::QueryGroupI16x2]) {
         (true, true) => format!(
             "queries: in batches of pairs, one launch sequence a batch ({}, as the memory \
-             allows; one at a time if it holds no batch, or, unless a batch is asked for, \
-             where the sequences are all short and one query fills the GPU)",
+             allows; one at a time if it holds no batch)",
             options.query_batch.map_or(
                 "as many queries a batch as fill the GPU".to_string(),
                 |b| format!("{b} queries a batch at most")

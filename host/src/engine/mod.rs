@@ -275,8 +275,10 @@ pub fn open(
             let mut no_room = false;
             let engine = match open(batched.clone())? {
                 unbatched if batched != plans[0] && unbatched.query_batch_len() == 0 => {
-                    // The memory holds no batch: the plan of one query
-                    // at a time, the first engine's memory freed first.
+                    // No batch (the memory holds none, or the database's
+                    // short sequences fill the GPU one query at a time,
+                    // `auto_batch_queries`): the plan of one query at a
+                    // time, the first engine's memory freed first.
                     drop(unbatched);
                     no_room = true;
                     open(plans[0].clone())?

@@ -97,6 +97,8 @@ pub struct DeviceInfo {
     pub compute_capability: (i32, i32),
     /// Total memory in bytes.
     pub total_memory: usize,
+    /// Streaming multiprocessors.
+    pub multiprocessors: usize,
 }
 
 impl DeviceInfo {
@@ -134,6 +136,12 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
                     .compute_capability()
                     .map_err(stage("reading attributes"))?,
                 total_memory: ctx.total_mem().map_err(stage("reading attributes"))?,
+                multiprocessors: ctx
+                    .attribute(
+                        cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                    )
+                    .map_err(stage("reading attributes"))?
+                    .max(1) as usize,
                 name: name.clone(),
             })
         })

@@ -36,12 +36,12 @@ pub(super) fn border_pairs(
 /// Groups a launch of several passes aligns at most per multiprocessor
 /// with `lanes` lanes a group: [`MULTI_PASS_PAIRS_PER_SM`], or as many
 /// more as keep a launch of narrower groups as many threads (and waves)
-/// as one of eight lanes.
+/// as one of [`NARROW_GROUP_LANES`].
 pub(super) const fn multi_pass_groups_per_sm(lanes: usize) -> usize {
-    if lanes >= 8 || lanes == 0 {
+    if lanes >= NARROW_GROUP_LANES || lanes == 0 {
         MULTI_PASS_PAIRS_PER_SM
     } else {
-        MULTI_PASS_PAIRS_PER_SM * 8 / lanes
+        MULTI_PASS_PAIRS_PER_SM * NARROW_GROUP_LANES / lanes
     }
 }
 

@@ -38,10 +38,10 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::SLICE_COLUMNS;
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, Config, HAND_OVER_SYMBOL, Halves, HandOverParams, QueryGroupParams, Update,
-    align_pass_emulated, batch_config_for, config_for, config_named, hand_over_slot,
-    hand_over_threads, host_window, pair_config_for, pair_row_words, pair_rows, pair_tail,
-    profile_row_words, queries_pay, scratch_slots, update_for,
+    CONFIGS, Config, HAND_OVER_SYMBOL, Halves, HandOverParams, NARROW_GROUP_LANES,
+    QueryGroupParams, Update, align_pass_emulated, batch_config_for, config_for, config_named,
+    hand_over_slot, hand_over_threads, host_window, pair_config_for, pair_row_words, pair_rows,
+    pair_tail, profile_row_words, queries_pay, scratch_slots, update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -316,14 +316,15 @@ impl Adapter for QueryGroup {
     ) -> usize {
         let group = Group.scratch_pairs(query_len, threads, longest, sm_count);
         // A pinned configuration that does not exist fails at the launch.
-        // Passes never decrease as `longest` grows (`config_for`), so the
-        // configuration `launch` picks for a chunk at most this long, with
-        // whichever update, needs no more.
+        // The engine asks with the chunk's own `longest` and sequences, as
+        // `launch` chooses, so the most of the updates' needs covers
+        // whichever update it picks (a launch takes as many groups as the
+        // scratch it gets holds, in any case).
         let updates = [Update::Lifted, Update::Biased, Update::Plain];
+        let pairs = threads.div_ceil(2);
         let Ok(border) = updates.iter().try_fold(0, |most, &update| {
             config(query_len, longest, update).map(|k| {
                 let c = &CONFIGS[k];
-                let pairs = threads.div_ceil(2);
                 most.max(border_pairs(
                     c.passes(query_len),
                     c.lanes,

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, CudaStream};
+use gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS;
 use gpu_kernels::simt_i16x2::SCORE_LIMIT;
 
 use super::GpuEngine;
@@ -71,11 +72,12 @@ pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
 /// entry, at most [`MAX_BATCH_QUERIES`] and at most `memory_entries`
 /// entries; 2 or fewer (no gain over pairs) on a large database.
 ///
-/// None on a database of short sequences (at most
-/// [`SHORT_CHUNK_ROWS`](gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS)
-/// residues) that fills the GPU one query at a time (a full launch of
-/// several passes, [`MULTI_PASS_PAIRS_PER_SM`] pairs of sequences a
-/// multiprocessor): a batch's entries hold two queries in the halves,
+/// None on a database of short sequences (at most [`SHORT_CHUNK_ROWS`]
+/// residues) that fills the GPU one query at a time (at least a full
+/// launch of several passes of eight lanes, [`MULTI_PASS_PAIRS_PER_SM`]
+/// pairs of sequences a multiprocessor; the threshold itself was not
+/// measured, only 1,000,000 sequences above it): a batch's entries hold
+/// two queries in the halves,
 /// which on such sequences ran slower than each query alone. On an H200,
 /// 1,000,000 sequences of 128 residues, whole searches of the 20 standard
 /// queries in batches of 10 ran 4,083–4,101 GCUPS, one at a time (a
@@ -100,7 +102,7 @@ pub fn auto_batch_queries(
     memory_entries: usize,
 ) -> usize {
     let fills_alone = sequences.div_ceil(2) >= sm_count * MULTI_PASS_PAIRS_PER_SM;
-    if longest <= gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS && fills_alone {
+    if longest <= SHORT_CHUNK_ROWS && fills_alone {
         return 0;
     }
     let entries = (sm_count * BATCH_GROUPS_PER_SM).div_ceil(sequences.max(1));
