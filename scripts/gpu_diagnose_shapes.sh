@@ -26,6 +26,9 @@
 #                              # (bench and search, configurations pinned)
 #   bash diagnose.sh short_pairs  # 1,000,000 x 128 and 256 residues (LENGTHS): whole searches
 #                              # as the model chooses against no pairs of queries
+#   bash diagnose.sh halves    # 1,000,000 x 128 residues (LENGTHS): whole searches as the
+#                              # engine chooses, with batches forced and with one query a
+#                              # launch; ncu on a launch of two queries in the halves and of one
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -167,6 +170,45 @@ step_short_pairs() {
         done
         cmp "$out/pairs_eq${L}_model.tsv" "$out/pairs_eq${L}_g4_r24_lifted_2rows.tsv" && echo "eq$L: hits equal"
         rm -f "$out"/pairs_eq*.tsv "eq$L.wsw"
+    done
+}
+
+step_halves() {
+    # Two queries in the halves on short sequences (1,000,000 x 128 residues,
+    # LENGTHS): whole searches as the engine chooses (no batches, no pairs on
+    # such chunks), with batches forced (--gpu-query-batch 10, as the engine
+    # gave them before 566320e) and with one query a launch, two rounds; then
+    # ncu on a steady launch of each: the 5,478-residue query paired with the
+    # 5,147 one (g8_r20_queries pinned) and each alone (g4_r24_lifted_2rows).
+    for L in ${LENGTHS:-128}; do
+        synth 1000000 "eq$L" --min "$L" --max "$L" --mean "$L"
+        for round in 1 2; do
+            for args in "" "--gpu-query-batch 10" "--one-query-a-launch"; do
+                name=$(echo "${args:-engine}" | tr -d ' -')
+                ./warpsw search -q queries.fasta -d "eq$L.wsw" --device gpu $args \
+                    --columns qseqid,sseqid,score -o "$out/halves_eq${L}_$name.tsv" \
+                    > "$out/halves_eq${L}_$name.log" 2>&1
+                echo "search eq$L ${args:-as the engine chooses} round $round: $(grep -o '[0-9.]* GCUPS' "$out/halves_eq${L}_$name.log" | head -1)"
+            done
+        done
+        cmp "$out/halves_eq${L}_engine.tsv" "$out/halves_eq${L}_gpuquerybatch10.tsv" \
+            && cmp "$out/halves_eq${L}_engine.tsv" "$out/halves_eq${L}_onequeryalaunch.tsv" \
+            && echo "eq$L: hits equal"
+        rm -f "$out"/halves_eq*.tsv
+        command -v ncu > /dev/null || continue
+        awk '/^>/ { n++ } n >= 19' queries.fasta > q2long.fasta
+        # A pinned configuration of two queries pairs them; one of one query
+        # runs each alone.
+        for pin in g8_r20_queries g4_r24_lifted_2rows; do
+            WARPSW_QUERY_GROUP_CONFIG=$pin timeout 150 ncu --section SpeedOfLight --section Occupancy \
+                --section WarpStateStats --section SchedulerStats --section LaunchStats \
+                -k "regex:^sw_query_group_i16x2_" --launch-skip 100 -c 1 ./warpsw search -q q2long.fasta \
+                -d "eq$L.wsw" --device gpu --gpu-streams 1 --stats none -o /dev/null \
+                > "$out/halves_ncu_${L}_$pin.txt" 2>&1
+            grep -E "sw_query_group|Duration|Registers Per|Achieved Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued|Eligible Warps|Grid Size|Block Size" \
+                "$out/halves_ncu_${L}_$pin.txt" | head -12
+        done
+        rm -f "eq$L.wsw"
     done
 }
 
