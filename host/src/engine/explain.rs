@@ -118,23 +118,11 @@ pub fn explain(
     let oldest = (0..devices.len())
         .min_by_key(|&k| devices[k].compute_capability)
         .unwrap_or(0);
-    // As the engine sizes its batches (`auto_batch_queries`, memory aside):
-    // none where the database's short sequences fill the GPU one query at
-    // a time, and then the plan of one query at a time.
-    let batches_fill = options.query_batch.is_some()
-        || devices.get(oldest).is_some_and(|d| {
-            gpu::resident::batch::auto_batch_queries(
-                d.multiprocessors,
-                db.len(),
-                (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0),
-                usize::MAX,
-            ) > 2
-        });
-    let plan = match &gpus.batched {
-        Some(batched) if batches_fill => batched.clone(),
-        _ => gpus.plans[oldest].clone(),
-    };
-    let batched = gpus.batched.is_some() && options.batches(scoring) && batches_fill;
+    let plan = gpus
+        .batched
+        .clone()
+        .unwrap_or_else(|| gpus.plans[oldest].clone());
+    let batched = gpus.batched.is_some();
     if let Some(notice) = plan.notice() {
         lines.push(format!("said: {notice}"));
     }

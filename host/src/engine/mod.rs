@@ -275,10 +275,9 @@ pub fn open(
             let mut no_room = false;
             let engine = match open(batched.clone())? {
                 unbatched if batched != plans[0] && unbatched.query_batch_len() == 0 => {
-                    // No batch (the memory holds none, or the database's
-                    // short sequences fill the GPU one query at a time,
-                    // `auto_batch_queries`): the plan of one query at a
-                    // time, the first engine's memory freed first.
+                    // The memory holds no batch (the plan sized them
+                    // without it: `SearchPlan::decide`): the plan of one
+                    // query at a time, the first engine's memory freed first.
                     drop(unbatched);
                     no_room = true;
                     open(plans[0].clone())?

@@ -39,8 +39,9 @@ pub struct GpuPlan {
     /// Each GPU's plan for one query at a time.
     pub plans: Vec<Plan>,
     /// The one GPU's plan when it may score the queries in batches
-    /// ([`Layout::OneResident`] and [`SearchOptions::batches`]); it falls
-    /// back to `plans[0]` when its memory holds no batch.
+    /// ([`Layout::OneResident`], [`SearchOptions::batches`], and batches of
+    /// more than two queries by `auto_batch_queries` or asked for); it
+    /// falls back to `plans[0]` when its memory holds no batch.
     pub batched: Option<Plan>,
 }
 
@@ -82,8 +83,18 @@ impl SearchPlan {
         // The smallest GPU decides whether the database stays resident.
         let budget = options.memory.smallest_free(&ordinals)?;
         let layout = Layout::of(ordinals.len(), budget.holds(db), options.split);
-        let batched = (layout == Layout::OneResident)
-            .then(|| plan_for(&devices[0], options.batches(scoring)));
+        // Batches as the engine sizes them (its memory aside): none where
+        // they hold two queries or fewer (a large database, or one of short
+        // sequences that one query fills: `auto_batch_queries`), unless
+        // asked for.
+        let fill = options.query_batch.is_some() || {
+            let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
+            let sms = devices[0].multiprocessors;
+            gpu::resident::batch::auto_batch_queries(sms, db.len(), longest, usize::MAX) > 2
+        };
+        let batches = options.batches(scoring) && fill;
+        let batched =
+            (layout == Layout::OneResident && batches).then(|| plan_for(&devices[0], true));
         Ok(SearchPlan::Gpus(GpuPlan {
             devices,
             budget,
