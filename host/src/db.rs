@@ -204,6 +204,12 @@ impl Database {
         (self.offsets[i + 1] - self.offsets[i]) as usize
     }
 
+    /// Length of the longest sequence (the first: sorted by decreasing
+    /// length), 0 for an empty database.
+    pub fn longest(&self) -> usize {
+        if self.is_empty() { 0 } else { self.length(0) }
+    }
+
     /// Input position of the sequence at sorted position `i`.
     pub fn original_index(&self, i: usize) -> usize {
         self.original[i] as usize

@@ -30,7 +30,7 @@ pub fn explain(
     query_lengths: &[usize],
 ) -> Result<Vec<String>> {
     let gaps = scoring.gaps.kernel_gaps();
-    let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
+    let longest = db.longest();
     let mut lines = Vec::new();
     let gpus = match SearchPlan::decide(placement, db, scoring, options)? {
         SearchPlan::Cpu {

@@ -88,9 +88,8 @@ impl SearchPlan {
         // sequences that one query fills: `auto_batch_queries`), unless
         // asked for.
         let fill = options.query_batch.is_some() || {
-            let longest = (0..db.len()).map(|i| db.length(i)).max().unwrap_or(0);
             let sms = devices[0].multiprocessors;
-            gpu::resident::batch::auto_batch_queries(sms, db.len(), longest, usize::MAX) > 2
+            gpu::resident::batch::auto_batch_queries(sms, db.len(), db.longest(), usize::MAX) > 2
         };
         let batches = options.batches(scoring) && fill;
         let batched =
