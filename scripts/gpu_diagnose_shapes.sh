@@ -29,6 +29,11 @@
 #   bash diagnose.sh halves    # 1,000,000 x 128 residues (LENGTHS): whole searches as the
 #                              # engine chooses, with batches forced and with one query a
 #                              # launch; ncu on a launch of two queries in the halves and of one
+#   bash diagnose.sh tiny      # queries of 5-20 residues x half of Swiss-Prot: each alone with
+#                              # its chunks' timeline, bench medians of 9, the 22 in one search
+#   bash diagnose.sh tracking  # cudarc's event tracking off (the default) against on: bench of
+#                              # short.fasta and queries.fasta x half of Swiss-Prot, two rounds;
+#                              # a timeline of an 8-residue query; whole searches' hits compared
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
 #                              # streams and of the 32-bit rescue (TESTS picks some by name)
 #   bash diagnose.sh start     # whole searches (20 queries x half of Swiss-Prot, score-only) with
@@ -209,6 +214,71 @@ step_halves() {
                 "$out/halves_ncu_${L}_$pin.txt" | head -12
         done
         rm -f "eq$L.wsw"
+    done
+}
+
+step_tiny() {
+    # Where a query of a few residues spends its 1-2 ms on half of Swiss-Prot:
+    # the chunks' timeline of each of four short queries searched alone (the
+    # third of three rounds; the query's line and the six chunks that end
+    # last), bench medians of 9 for all of short.fasta, and the 22 in one
+    # search, its summary line.
+    sprot
+    for id in P84943 P41872 P85478 P0C815; do
+        awk -v id=">$id" '/^>/ { keep = ($1 == id) } keep' short.fasta > "tiny_$id.fasta"
+        for round in 1 2 3; do
+            WARPSW_TIMELINE=chunks ./warpsw search -q "tiny_$id.fasta" -d sprot_half.wsw --device gpu \
+                --stats none --columns qseqid,sseqid,score -o /dev/null > "$out/tiny_$id.log" 2>&1
+        done
+        echo "== $id ($(awk '!/^>/ { n += length($0) } END { print n }' "tiny_$id.fasta") residues)"
+        grep -o 'in [0-9.]* s = [0-9.]* GCUPS' "$out/tiny_$id.log" | head -1
+        grep -o 'timeline (ms.*' "$out/tiny_$id.log" | head -1
+        grep -o 'chunk [0-9]*: .*' "$out/tiny_$id.log" \
+            | awk '{ match($0, / to [0-9.]+ ms/); print substr($0, RSTART + 4, RLENGTH - 7), $0 }' \
+            | sort -g | tail -6 | cut -d' ' -f2-
+    done
+    ./warpsw bench --query short.fasta --db sprot_half.wsw --device gpu --kernels auto \
+        --gap-open 10 --gap-extend 1 --warmup 1 --repeat 9 > "$out/tiny_bench.log" 2>&1
+    grep -A24 '^query ' "$out/tiny_bench.log" | head -24
+    for round in 1 2; do
+        ./warpsw search -q short.fasta -d sprot_half.wsw --device gpu --columns qseqid,sseqid,score \
+            -o /dev/null > "$out/tiny_all_$round.log" 2>&1
+    done
+    grep 'GCUPS' "$out/tiny_all_2.log"
+}
+
+step_tracking() {
+    # What cudarc's event tracking (two driver calls a buffer a launch)
+    # costs: bench with it off (warpsw's default) and on, alternating, two
+    # rounds; the 8-residue query's timeline with it off; whole searches
+    # with each, their hits compared byte for byte.
+    sprot
+    for round in 1 2; do
+        for tracking in off on; do
+            for q in short queries; do
+                WARPSW_EVENT_TRACKING=$tracking ./warpsw bench --query "$q.fasta" --db sprot_half.wsw \
+                    --device gpu --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 \
+                    --repeat $([ $q = short ] && echo 9 || echo 3) > "$out/tracking_${q}_${tracking}_$round.log" 2>&1
+                echo "round $round, tracking $tracking, $q: $(grep '^overall' "$out/tracking_${q}_${tracking}_$round.log")"
+            done
+        done
+    done
+    paste <(grep -A23 '^query ' "$out/tracking_short_off_2.log") \
+        <(grep -A23 '^query ' "$out/tracking_short_on_2.log" | awk '{ print $NF }') | head -24
+    awk '/^>/ { keep = ($1 == ">P41872") } keep' short.fasta > tiny_P41872.fasta
+    for round in 1 2 3; do
+        WARPSW_TIMELINE=chunks ./warpsw search -q tiny_P41872.fasta -d sprot_half.wsw --device gpu \
+            --stats none --columns qseqid,sseqid,score -o /dev/null > "$out/tracking_tiny.log" 2>&1
+    done
+    grep -o 'timeline (ms.*' "$out/tracking_tiny.log" | head -1
+    for q in short queries; do
+        for tracking in off on; do
+            WARPSW_EVENT_TRACKING=$tracking ./warpsw search -q "$q.fasta" -d sprot_half.wsw --device gpu \
+                --columns qseqid,sseqid,score -o "$out/tracking_${q}_${tracking}.tsv" > "$out/tracking_search_${q}_$tracking.log" 2>&1
+            echo "search $q, tracking $tracking: $(grep -o 'in [0-9.]* s = [0-9.]* GCUPS' "$out/tracking_search_${q}_$tracking.log")"
+        done
+        cmp "$out/tracking_${q}_off.tsv" "$out/tracking_${q}_on.tsv" && echo "$q: hits equal"
+        rm -f "$out"/tracking_*.tsv
     done
 }
 

@@ -1,5 +1,6 @@
 //! On/off switches in the environment, for benchmarks and diagnostics
-//! (`WARPSW_HAND_OVER`, `WARPSW_TIMELINE`): one spelling for all of them.
+//! (`WARPSW_HAND_OVER`, `WARPSW_TIMELINE`, `WARPSW_EVENT_TRACKING`): one
+//! spelling for all of them.
 
 /// The switch `name`: `on` or `off`; unset or empty is `default`; any other
 /// value is an error naming the variable and what it takes.

@@ -56,6 +56,31 @@ pub fn sass_on() -> Result<bool> {
     SASS_ON.clone().map_err(Error::InvalidArgument)
 }
 
+/// The environment variable that turns cudarc's own ordering of buffers
+/// between streams back on (`on`); off by default.
+///
+/// cudarc, by default, has every kernel that reads a buffer wait on an
+/// event of the buffer's last write and record one of its own read, and
+/// every write or free wait on those: two driver calls a buffer a launch.
+/// A chunk's launch passes five buffers, and the engine already orders its
+/// streams itself (the workers wait for the profiles' upload, the engine's
+/// stream joins every chunk before it reads scores back, uploads the next
+/// query's profiles or frees a buffer, and before the engine is dropped),
+/// so those calls only cost time. With them, a query of 8 residues on half
+/// of Swiss-Prot had the host queue one of its 34 chunks every 30-37 µs
+/// while each ran 20-100 µs on the GPU: the host, not the GPU, set the
+/// pace (benches/RESULTS.md, *Short queries: the host's calls a chunk*).
+pub const EVENT_TRACKING_VARIABLE: &str = "WARPSW_EVENT_TRACKING";
+
+static EVENT_TRACKING: std::sync::LazyLock<std::result::Result<bool, String>> =
+    std::sync::LazyLock::new(|| crate::switch::on_or_off(EVENT_TRACKING_VARIABLE, false));
+
+/// Whether [`EVENT_TRACKING_VARIABLE`] asks for cudarc's event tracking;
+/// an error if it is neither on nor off.
+pub fn event_tracking_on() -> Result<bool> {
+    EVENT_TRACKING.clone().map_err(Error::InvalidArgument)
+}
+
 /// [`sass_for`] over `table`.
 ///
 /// ```
@@ -212,6 +237,11 @@ pub(crate) fn kernels_module(
     }
     let stage = |s| gpu_error(ordinal, name, s);
     let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
+    if !event_tracking_on()? {
+        // SAFETY: no buffer exists in this context yet, and every user of
+        // it orders its streams itself (EVENT_TRACKING_VARIABLE).
+        unsafe { ctx.disable_event_tracking() };
+    }
     let capability = ctx
         .compute_capability()
         .map_err(stage("reading attributes"))?;
