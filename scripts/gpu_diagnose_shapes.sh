@@ -31,7 +31,7 @@
 #                              # launch; ncu on a launch of two queries in the halves and of one
 #   bash diagnose.sh tiny      # queries of 5-20 residues x half of Swiss-Prot: each alone with
 #                              # its chunks' timeline, bench medians of 9, the 22 in one search
-#   bash diagnose.sh tracking  # cudarc's event tracking off (the default) against on: bench of
+#   bash diagnose.sh tracking  # cudarc's event tracking on (the default) against off: bench of
 #                              # short.fasta and queries.fasta x half of Swiss-Prot, two rounds;
 #                              # a timeline of an 8-residue query; whole searches' hits compared
 #   bash diagnose.sh tests     # the GPU tests of the query-group kernels, of chunks on several
@@ -249,7 +249,7 @@ step_tiny() {
 
 step_tracking() {
     # What cudarc's event tracking (two driver calls a buffer a launch)
-    # costs: bench with it off (warpsw's default) and on, alternating, two
+    # costs: bench with it off and on (the default), alternating, two
     # rounds; the 8-residue query's timeline with it off; whole searches
     # with each, their hits compared byte for byte.
     sprot

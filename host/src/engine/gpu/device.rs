@@ -56,24 +56,27 @@ pub fn sass_on() -> Result<bool> {
     SASS_ON.clone().map_err(Error::InvalidArgument)
 }
 
-/// The environment variable that turns cudarc's own ordering of buffers
-/// between streams back on (`on`); off by default.
+/// The environment switch for cudarc's own ordering of buffers between
+/// streams: `on` (the default) or `off`, for comparing the two.
 ///
-/// cudarc, by default, has every kernel that reads a buffer wait on an
-/// event of the buffer's last write and record one of its own read, and
-/// every write or free wait on those: two driver calls a buffer a launch.
-/// A chunk's launch passes five buffers, and the engine already orders its
-/// streams itself (the workers wait for the profiles' upload, the engine's
-/// stream joins every chunk before it reads scores back, uploads the next
-/// query's profiles or frees a buffer, and before the engine is dropped),
-/// so those calls only cost time. With them, a query of 8 residues on half
-/// of Swiss-Prot had the host queue one of its 34 chunks every 30-37 µs
-/// while each ran 20-100 µs on the GPU: the host, not the GPU, set the
-/// pace (benches/RESULTS.md, *Short queries: the host's calls a chunk*).
+/// With it on, every kernel that reads a buffer waits on an event of the
+/// buffer's last write and records one of its own read, and every write or
+/// free waits on those: two driver calls a buffer a launch, five buffers a
+/// chunk's launch. The engine orders its streams itself as well (the
+/// workers wait for the profiles' upload; the engine's stream joins every
+/// chunk before it reads scores back, uploads the next query's profiles,
+/// frees or reuses a buffer, and before the engine is dropped), so `off`
+/// only leaves those calls out. On one H200 it halved the host's time to
+/// queue a query's 34 chunks on half of Swiss-Prot (0.58 against 1.24 ms,
+/// a query of 8 residues) but did not move `bench` beyond its noise (short
+/// and standard queries) and wrote the same hits; the GPU tests of pairs,
+/// hand-over, split and streamed parts have not run with it off, so it
+/// stays on (benches/RESULTS.md, *Short queries: where a query of a few
+/// residues spends its time*).
 pub const EVENT_TRACKING_VARIABLE: &str = "WARPSW_EVENT_TRACKING";
 
 static EVENT_TRACKING: std::sync::LazyLock<std::result::Result<bool, String>> =
-    std::sync::LazyLock::new(|| crate::switch::on_or_off(EVENT_TRACKING_VARIABLE, false));
+    std::sync::LazyLock::new(|| crate::switch::on_or_off(EVENT_TRACKING_VARIABLE, true));
 
 /// Whether [`EVENT_TRACKING_VARIABLE`] asks for cudarc's event tracking;
 /// an error if it is neither on nor off.
@@ -239,7 +242,8 @@ pub(crate) fn kernels_module(
     let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
     if !event_tracking_on()? {
         // SAFETY: no buffer exists in this context yet, and every user of
-        // it orders its streams itself (EVENT_TRACKING_VARIABLE).
+        // it orders its streams itself (EVENT_TRACKING_VARIABLE); asked for
+        // by WARPSW_EVENT_TRACKING=off only.
         unsafe { ctx.disable_event_tracking() };
     }
     let capability = ctx
