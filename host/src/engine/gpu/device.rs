@@ -62,11 +62,14 @@ pub fn sass_on() -> Result<bool> {
 /// With it on, every kernel that reads a buffer waits on an event of the
 /// buffer's last write and records one of its own read, and every write or
 /// free waits on those: two driver calls a buffer a launch, five buffers a
-/// chunk's launch. The engine orders its streams itself as well (the
-/// workers wait for the profiles' upload; the engine's stream joins every
-/// chunk before it reads scores back, uploads the next query's profiles,
-/// frees or reuses a buffer, and before the engine is dropped), so `off`
-/// only leaves those calls out. On one H200 it halved the host's time to
+/// chunk's launch. Kernels take every buffer as read, so cudarc never
+/// ordered a read-back after the kernels that write the scores: the
+/// engine orders its streams itself (the workers wait for the profiles'
+/// upload; the engine's stream joins the chunks it reads back, every chunk
+/// before it uploads the next query's profiles or frees or reuses a
+/// buffer, and every worker before the engine is dropped), as does the
+/// GPU traceback (`crate::align`, one stream). `off` leaves those calls
+/// out, and the events of each new buffer. On one H200 it halved the host's time to
 /// queue a query's 34 chunks on half of Swiss-Prot (0.58 against 1.24 ms,
 /// a query of 8 residues) but did not move `bench` beyond its noise (short
 /// and standard queries) and wrote the same hits; the GPU tests of pairs,
@@ -239,8 +242,10 @@ pub(crate) fn kernels_module(
         return Ok((ctx.clone(), module.clone()));
     }
     let stage = |s| gpu_error(ordinal, name, s);
+    // A misspelt switch is told before the device is opened.
+    let tracking = event_tracking_on()?;
     let ctx = CudaContext::new(ordinal).map_err(stage("opening the device"))?;
-    if !event_tracking_on()? {
+    if !tracking {
         // SAFETY: no buffer exists in this context yet, and every user of
         // it orders its streams itself (EVENT_TRACKING_VARIABLE); asked for
         // by WARPSW_EVENT_TRACKING=off only.

@@ -338,8 +338,12 @@ impl GpuEngine {
             }
             return Err(error);
         }
-        for event in &done {
-            self.stream.wait(event).map_err(&ordering)?;
+        if let Err(error) = done.iter().try_for_each(|event| self.stream.wait(event)) {
+            // As above: nothing may reuse the buffers before the workers end.
+            for worker in &self.workers {
+                self.ctx.record_err(self.stream.join(worker));
+            }
+            return Err(ordering(error));
         }
         let mut got = self
             .stream
