@@ -69,13 +69,13 @@ pub fn sass_on() -> Result<bool> {
 /// before it uploads the next query's profiles or frees or reuses a
 /// buffer, and every worker before the engine is dropped), as does the
 /// GPU traceback (`crate::align`, one stream). `off` leaves those calls
-/// out, and the events of each new buffer. On one H200 it halved the host's time to
-/// queue a query's 34 chunks on half of Swiss-Prot (0.58 against 1.24 ms,
-/// a query of 8 residues) but did not move `bench` beyond its noise (short
-/// and standard queries) and wrote the same hits; the GPU tests of pairs,
-/// hand-over, split and streamed parts have not run with it off, so it
-/// stays on (benches/RESULTS.md, *Short queries: where a query of a few
-/// residues spends its time*).
+/// out, and the events of each new buffer. On one H200 it halved the
+/// host's time to queue a query's 34 chunks on half of Swiss-Prot (0.58
+/// against 1.24 ms, a query of 8 residues) but did not move `bench` beyond
+/// its noise (short and standard queries) and wrote the same hits; the GPU
+/// tests of pairs, hand-over, split and streamed parts have not run with
+/// it off, so it stays on (benches/RESULTS.md, *No batches on short
+/// sequences, measured; where a query of a few residues spends its time*).
 pub const EVENT_TRACKING_VARIABLE: &str = "WARPSW_EVENT_TRACKING";
 
 static EVENT_TRACKING: std::sync::LazyLock<std::result::Result<bool, String>> =
