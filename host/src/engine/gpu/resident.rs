@@ -37,6 +37,7 @@ pub mod batch;
 mod builder;
 pub use builder::GpuEngineBuilder;
 mod launch;
+mod read_back;
 pub use launch::{AS_FREED_FROM_RESIDUES, DISPATCH_VARIABLE, Dispatch};
 
 use super::budget::Budget;
@@ -192,6 +193,8 @@ pub struct GpuEngine {
     /// What [`GpuEngineBuilder::query_batch`] asked for.
     query_batch_asked: Option<usize>,
     batch: batch::BatchBuffers,
+    /// The page-locked buffer scores are read back through.
+    read_back: read_back::ReadBack,
     upload_seconds: f64,
     /// Of `upload_seconds`, the time spent packing chunks.
     pack_seconds: f64,

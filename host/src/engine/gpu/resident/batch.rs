@@ -346,8 +346,12 @@ impl GpuEngine {
             return Err(ordering(error));
         }
         let mut got = self
-            .stream
-            .clone_dtoh(&scores.slice(..2 * n * pairs.len()))
+            .read_back
+            .read(
+                &self.ctx,
+                &self.stream,
+                &scores.slice(..2 * n * pairs.len()),
+            )
             .map_err(stage("reading the scores back"))?;
 
         // Rescues, query by query: a chunk with a score above the limit
@@ -377,8 +381,8 @@ impl GpuEngine {
                     launch.query_len = queries[q].len();
                     adapter.after_overlap(&launch)?;
                     let rescued = self
-                        .stream
-                        .clone_dtoh(&scores.slice(range.clone()))
+                        .read_back
+                        .read(&self.ctx, &self.stream, &scores.slice(range.clone()))
                         .map_err(stage("reading the scores back"))?;
                     got[range].copy_from_slice(&rescued);
                 }

@@ -243,6 +243,7 @@ impl GpuEngineBuilder {
             query_batch: 0,
             query_batch_asked: query_batch,
             batch: batch::BatchBuffers::default(),
+            read_back: Default::default(),
             upload_seconds,
             pack_seconds,
             timeline_detail: timeline_detail()?,

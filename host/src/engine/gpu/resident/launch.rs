@@ -350,13 +350,9 @@ impl GpuEngine {
         if let Some(timeline) = &mut timeline {
             timeline.mark("joined", &self.stream);
         }
-        let (_, _, scores) = self.loaded_query(which)?;
         // The buffer is in chunk order: each chunk follows the one before
         // (GpuEngineBuilder::chunks refuses any other).
-        let read = self
-            .stream
-            .clone_dtoh(&scores.slice(0..self.positions.len()))
-            .map_err(self.info.error("reading the scores back"))?;
+        let read = self.read_back_range(which, 0..self.positions.len())?;
         if let Some(timeline) = &mut timeline {
             timeline.mark("read-back", &self.stream);
             match timeline.report() {
@@ -383,10 +379,21 @@ impl GpuEngine {
             return Ok(vec![0; range.len()]);
         }
         self.join_chunk(k)?;
-        let (_, _, scores) = self.loaded_query(Which::First)?;
-        self.stream
-            .clone_dtoh(&scores.slice(range))
-            .map_err(self.info.error("reading the scores back"))
+        self.read_back_range(Which::First, range)
+    }
+
+    /// Positions `range` of loaded query `which`'s scores, read back
+    /// through the engine's page-locked buffer once the engine's stream
+    /// reaches the copy.
+    fn read_back_range(&mut self, which: Which, range: Range<usize>) -> Result<Vec<i32>> {
+        let mut read_back = std::mem::take(&mut self.read_back);
+        let read = self.loaded_query(which).and_then(|(_, _, scores)| {
+            read_back
+                .read(&self.ctx, &self.stream, &scores.slice(range))
+                .map_err(self.info.error("reading the scores back"))
+        });
+        self.read_back = read_back;
+        read
     }
 
     /// The scores of every query of `queries` (non-empty ones scored two
