@@ -1,18 +1,23 @@
 //! Scores read back through page-locked host memory: the engine keeps one
-//! such buffer, grown to the largest read-back it has made, and copies each
-//! read-back from it into the vector it returns.
+//! such buffer of at most [`PINNED_SCORES`] scores, and a read-back
+//! larger than that goes through it piece by piece, each piece copied on
+//! into the vector returned.
 //!
 //! cudarc's `clone_dtoh` copies into a new vector of pageable memory, which
-//! the driver fills through its own staging buffer while the new pages are
-//! touched for the first time. On one H200 that took 0.85–1.17 ms of the
-//! engine stream's time for the 1 MB of scores of half of Swiss-Prot
-//! (`WARPSW_TIMELINE`, benches/RESULTS.md), as long as the GPU spent on a
-//! query of a few residues; a copy into page-locked memory runs at the
-//! bus's speed.
+//! the driver fills through its own staging buffer. On one H200 that took
+//! 0.85–1.17 ms of the engine stream's time for the 1 MB of scores of half
+//! of Swiss-Prot (`WARPSW_TIMELINE`, benches/RESULTS.md), as long as the
+//! GPU spent on a query of a few residues; a copy into page-locked memory
+//! runs at the bus's speed.
 
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream, CudaView, DriverError, PinnedHostSlice};
+
+/// The most scores the page-locked buffer holds (16 MiB): a query's
+/// scores on up to 4 million sequences in one piece, and little of the
+/// host's memory locked for a batch's larger read-backs.
+pub(super) const PINNED_SCORES: usize = 4 << 20;
 
 /// The engine's page-locked buffer for its read-backs.
 #[derive(Default)]
@@ -22,8 +27,10 @@ pub(super) struct ReadBack {
 
 impl ReadBack {
     /// `src`, copied on `stream` once the stream reaches the copy (the
-    /// caller has made it wait for whatever writes `src`), into the buffer
-    /// (grown first where it is shorter) and from there into a vector.
+    /// caller has made it wait for whatever writes `src`), through the
+    /// page-locked buffer (grown first, up to [`PINNED_SCORES`], where it
+    /// is shorter), into a vector; through a pageable one, as cudarc
+    /// copies, where no page-locked memory can be had.
     pub(super) fn read(
         &mut self,
         ctx: &Arc<CudaContext>,
@@ -31,27 +38,40 @@ impl ReadBack {
         src: &CudaView<'_, i32>,
     ) -> Result<Vec<i32>, DriverError> {
         let n = src.len();
-        if n == 0 {
+        let piece = n.min(PINNED_SCORES);
+        if piece == 0 {
             return Ok(Vec::new());
         }
-        if self.pinned.as_ref().is_none_or(|p| p.len() < n) {
-            // Freed before allocating, as the device buffers are.
+        if self.pinned.as_ref().is_none_or(|p| p.len() < piece) {
+            // Freed before allocating, as the device buffers are; grown by
+            // doubling, so that growing reads allocate few times.
             self.pinned = None;
+            let size = piece.next_power_of_two().min(PINNED_SCORES);
+            // SAFETY: no element is read before a copy below writes it
+            // (only the first of each piece). Flags 0: cacheable, not
+            // write-combined as cudarc's `alloc_pinned` makes it, since the
+            // host reads it.
+            match unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) } {
+                Ok(pinned) => self.pinned = Some(pinned),
+                Err(_) => return stream.clone_dtoh(src),
+            }
         }
-        let pinned = match &mut self.pinned {
-            Some(pinned) => pinned,
-            // SAFETY: no element is read before the copy below writes it
-            // (only the first `n`, each read-back's own). Flags 0:
-            // cacheable, not write-combined as cudarc's `alloc_pinned`
-            // makes it, since the host reads it.
-            empty => empty.insert(unsafe { ctx.alloc_pinned_with_flags::<i32>(n, 0)? }),
+        let Some(pinned) = self.pinned.as_mut() else {
+            return stream.clone_dtoh(src);
         };
-        let host = &mut pinned.as_mut_slice()?[..n];
-        // A plain host slice: cudarc records no event for it, and the copy
-        // is asynchronous into page-locked memory, so the stream is
-        // synchronized before the host reads it.
-        stream.memcpy_dtoh(src, host)?;
-        stream.synchronize()?;
-        Ok(host.to_vec())
+        let host = pinned.as_mut_slice()?;
+        let mut read = Vec::with_capacity(n);
+        for start in (0..n).step_by(piece) {
+            let end = (start + piece).min(n);
+            // Exactly the piece's length: cudarc copies as many elements as
+            // the host slice holds. A plain slice, for which cudarc records
+            // no event and the copy is asynchronous, so the stream is
+            // synchronized before the host reads it.
+            let staged = &mut host[..end - start];
+            stream.memcpy_dtoh(&src.slice(start..end), staged)?;
+            stream.synchronize()?;
+            read.extend_from_slice(staged);
+        }
+        Ok(read)
     }
 }
