@@ -214,6 +214,7 @@ impl GpuEngineBuilder {
         stream
             .synchronize()
             .map_err(stage("uploading the database"))?;
+        let read_back = super::read_back::ReadBack::for_scores(&ctx, positions.len());
         let upload_seconds = started.elapsed().as_secs_f64();
 
         let mut engine = GpuEngine {
@@ -243,7 +244,7 @@ impl GpuEngineBuilder {
             query_batch: 0,
             query_batch_asked: query_batch,
             batch: batch::BatchBuffers::default(),
-            read_back: Default::default(),
+            read_back,
             upload_seconds,
             pack_seconds,
             timeline_detail: timeline_detail()?,

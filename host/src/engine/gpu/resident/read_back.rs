@@ -1,5 +1,6 @@
 //! Scores read back through page-locked host memory: the engine keeps one
-//! such buffer of at most [`PINNED_SCORES`] scores, and a read-back
+//! such buffer of at most [`PINNED_SCORES`] scores, allocated with the
+//! engine for a query's scores and grown for a batch's, and a read-back
 //! larger than that goes through it piece by piece, each piece copied on
 //! into the vector returned.
 //!
@@ -23,9 +24,43 @@ pub(super) const PINNED_SCORES: usize = 4 << 20;
 #[derive(Default)]
 pub(super) struct ReadBack {
     pinned: Option<PinnedHostSlice<i32>>,
+    /// Page-locking failed once: reads copy as cudarc does from then on.
+    unavailable: bool,
 }
 
 impl ReadBack {
+    /// A buffer for read-backs of up to `scores` scores (at most
+    /// [`PINNED_SCORES`]), allocated now: page-locking host memory takes
+    /// a millisecond or more, which a search of a few residues would
+    /// otherwise pay at its first read-back. Without page-locked memory,
+    /// none (reads then copy as cudarc does).
+    pub(super) fn for_scores(ctx: &Arc<CudaContext>, scores: usize) -> ReadBack {
+        let mut read_back = ReadBack::default();
+        read_back.reserve(ctx, scores.min(PINNED_SCORES));
+        read_back
+    }
+
+    /// Makes the buffer hold at least `scores` scores where page-locked
+    /// memory can be had; leaves none, and tries no more, where it cannot.
+    fn reserve(&mut self, ctx: &Arc<CudaContext>, scores: usize) {
+        if scores == 0
+            || self.unavailable
+            || self.pinned.as_ref().is_some_and(|p| p.len() >= scores)
+        {
+            return;
+        }
+        // Freed before allocating, as the device buffers are; grown by
+        // doubling, so that growing reads allocate few times.
+        self.pinned = None;
+        let size = scores.next_power_of_two().min(PINNED_SCORES);
+        // SAFETY: no element is read before a copy in `read` writes it
+        // (only the first of each piece). Flags 0: cacheable, not
+        // write-combined as cudarc's `alloc_pinned` makes it, since the
+        // host reads it.
+        self.pinned = unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) }.ok();
+        self.unavailable = self.pinned.is_none();
+    }
+
     /// `src`, copied on `stream` once the stream reaches the copy (the
     /// caller has made it wait for whatever writes `src`), through the
     /// page-locked buffer (grown first, up to [`PINNED_SCORES`], where it
@@ -42,20 +77,7 @@ impl ReadBack {
         if piece == 0 {
             return Ok(Vec::new());
         }
-        if self.pinned.as_ref().is_none_or(|p| p.len() < piece) {
-            // Freed before allocating, as the device buffers are; grown by
-            // doubling, so that growing reads allocate few times.
-            self.pinned = None;
-            let size = piece.next_power_of_two().min(PINNED_SCORES);
-            // SAFETY: no element is read before a copy below writes it
-            // (only the first of each piece). Flags 0: cacheable, not
-            // write-combined as cudarc's `alloc_pinned` makes it, since the
-            // host reads it.
-            match unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) } {
-                Ok(pinned) => self.pinned = Some(pinned),
-                Err(_) => return stream.clone_dtoh(src),
-            }
-        }
+        self.reserve(ctx, piece);
         let Some(pinned) = self.pinned.as_mut() else {
             return stream.clone_dtoh(src);
         };
