@@ -1737,8 +1737,7 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
 }
 
 /// The longest chunk rows on which no two queries pair ([`queries_pay`]),
-/// whatever the model says; the host's engine batches no queries on a
-/// database of such sequences that one query fills. Two queries in the
+/// whatever the model says. Two queries in the
 /// halves (a sequence a group of eight lanes, one row a step) ran slower
 /// there than the model says, for reasons not yet measured: on 1,000,000
 /// sequences of 128 residues (H200, the 20 standard queries, two rounds)

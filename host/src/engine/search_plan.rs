@@ -84,12 +84,10 @@ impl SearchPlan {
         let budget = options.memory.smallest_free(&ordinals)?;
         let layout = Layout::of(ordinals.len(), budget.holds(db), options.split);
         // Batches as the engine sizes them (its memory aside): none where
-        // they hold two queries or fewer (a large database, or one of short
-        // sequences that one query fills: `auto_batch_queries`), unless
-        // asked for.
+        // one query fills the GPU (`auto_batch_queries`), unless asked for.
         let fill = options.query_batch.is_some() || {
             let sms = devices[0].multiprocessors;
-            gpu::resident::batch::auto_batch_queries(sms, db.len(), db.longest(), usize::MAX) > 2
+            gpu::resident::batch::auto_batch_queries(sms, db.len(), usize::MAX) > 2
         };
         let batches = options.batches(scoring) && fill;
         let batched =

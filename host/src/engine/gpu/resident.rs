@@ -219,11 +219,7 @@ impl GpuEngine {
             .min(self.batch_bytes_limit / scores_per_entry)
             .max(1);
         let batch = match self.query_batch_asked {
-            None => {
-                let longest = self.chunks.iter().map(|c| c.longest).max().unwrap_or(0);
-                let sequences = self.positions.len();
-                batch::auto_batch_queries(self.sm_count, sequences, longest, memory_entries)
-            }
+            None => batch::auto_batch_queries(self.sm_count, self.positions.len(), memory_entries),
             Some(asked) => asked.min(2 * memory_entries).min(batch::MAX_BATCH_QUERIES),
         };
         self.query_batch = if self.pair_queries { batch } else { 0 };

@@ -19,7 +19,6 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, CudaStream};
-use gpu_kernels::query_group_i16x2::SHORT_CHUNK_ROWS;
 use gpu_kernels::simt_i16x2::SCORE_LIMIT;
 
 use super::GpuEngine;
@@ -67,42 +66,39 @@ pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
 }
 
 /// Queries a batch takes on a GPU of `sm_count` multiprocessors holding
-/// `sequences` database sequences of at most `longest` residues: as many
-/// entries as give it [`BATCH_GROUPS_PER_SM`] groups each, two queries an
-/// entry, at most [`MAX_BATCH_QUERIES`] and at most `memory_entries`
-/// entries; 2 or fewer (no gain over pairs) on a large database.
+/// `sequences` database sequences: as many entries as give it
+/// [`BATCH_GROUPS_PER_SM`] groups each, two queries an entry, at most
+/// [`MAX_BATCH_QUERIES`] and at most `memory_entries` entries.
 ///
-/// None on a database of short sequences (at most [`SHORT_CHUNK_ROWS`]
-/// residues) that fills the GPU one query at a time (at least a full
-/// launch of several passes of eight lanes, [`MULTI_PASS_PAIRS_PER_SM`]
-/// pairs of sequences a multiprocessor; the threshold itself was not
-/// measured, only 1,000,000 sequences above it): a batch's entries hold
-/// two queries in the halves,
-/// which on such sequences ran slower than each query alone. On an H200,
-/// 1,000,000 sequences of 128 residues, whole searches of the 20 standard
-/// queries in batches of 10 ran 4,083–4,101 GCUPS, one at a time (a
-/// one-query configuration pinned, `g4_r24_lifted_2rows`) 4,426–4,434; of
-/// 256 residues 4,545–4,557 against 4,661–4,670; of 512, 4,950 against
-/// 4,838 (benches/RESULTS.md).
+/// None on a database that fills the GPU one query at a time (at least a
+/// full launch of several passes of eight lanes,
+/// [`MULTI_PASS_PAIRS_PER_SM`] pairs of sequences a multiprocessor: 67,584
+/// sequences on an H200's 132), whatever its lengths: there a batch runs
+/// no faster than its queries in pairs, and on databases of one length
+/// slower. On an H200 (benches/RESULTS.md, "Batches only where one query
+/// leaves the GPU idle"), whole searches of the 20 standard queries in
+/// batches (the rule before: every database of sequences above 256
+/// residues) against query pairs alone: 1,000,000 sequences of 512
+/// residues 4,911–4,958 against 5,288–5,304 GCUPS, of 1,024 5,099–5,110
+/// against 5,429–5,430; half of Swiss-Prot, 570,000 and 2,500,000
+/// synthetic sequences within 1 % either way; of 128 and 256 residues
+/// batches ran 8 % and 2.5 % slower than each query alone. The threshold
+/// itself was not measured: batches ran faster on 4,000 and 20,000
+/// sequences, and no faster from 258,186 up.
 ///
 /// ```
 /// use host::engine::gpu::resident::batch::auto_batch_queries;
 /// // Many queries against 20,000 sequences: batches of 434.
-/// assert_eq!(auto_batch_queries(132, 20_000, 2_000, 1_000), 434);
-/// // 1,000,000 sequences of 512 residues: batches of 10.
-/// assert_eq!(auto_batch_queries(132, 1_000_000, 512, 1_000), 10);
-/// // 1,000,000 of 128: none; 20,000 of 128 do not fill the GPU: batches.
-/// assert_eq!(auto_batch_queries(132, 1_000_000, 128, 1_000), 0);
-/// assert_eq!(auto_batch_queries(132, 20_000, 128, 1_000), 434);
+/// assert_eq!(auto_batch_queries(132, 20_000, 1_000), 434);
+/// // 4,000 sequences: as many as memory allows, at most 512.
+/// assert_eq!(auto_batch_queries(132, 4_000, 1_000), 512);
+/// // 1,000,000 sequences, or 100,000: one query fills the GPU, none.
+/// assert_eq!(auto_batch_queries(132, 1_000_000, 1_000), 0);
+/// assert_eq!(auto_batch_queries(132, 100_000, 1_000), 0);
 /// ```
-pub fn auto_batch_queries(
-    sm_count: usize,
-    sequences: usize,
-    longest: usize,
-    memory_entries: usize,
-) -> usize {
+pub fn auto_batch_queries(sm_count: usize, sequences: usize, memory_entries: usize) -> usize {
     let fills_alone = sequences.div_ceil(2) >= sm_count * MULTI_PASS_PAIRS_PER_SM;
-    if longest <= SHORT_CHUNK_ROWS && fills_alone {
+    if fills_alone {
         return 0;
     }
     let entries = (sm_count * BATCH_GROUPS_PER_SM).div_ceil(sequences.max(1));
