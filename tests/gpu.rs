@@ -769,8 +769,8 @@ fn gpu_query_pairs_match_the_reference() {
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))
         .collect();
-    // The model pairs 300 with 610 and hands 610 over on chunks of any
-    // length here above `SHORT_CHUNK_ROWS` (on shorter ones each runs alone).
+    // The model pairs 300 with 610 and hands 610 over on chunks of these
+    // lengths.
     for rows in [300, 1500, 9000] {
         let pair = query_group_i16x2::pair_config_for(610, rows);
         assert!(query_group_i16x2::pair_tail(pair, 300, 610, rows).is_some());
@@ -848,8 +848,7 @@ fn gpu_query_pairs_match_the_reference() {
 }
 
 /// A pair handing its longer query over where the chunk's borders do not
-/// fit one launch: 60,001 sequences of 280 residues in one chunk (above
-/// `SHORT_CHUNK_ROWS`, on whose chunks no queries pair), more
+/// fit one launch: 60,001 sequences of 280 residues in one chunk, more
 /// than the border scratch holds on a GPU of up to 234 multiprocessors
 /// (256 borders each), so the pair's launches take an even number of its
 /// sequences and the last one an odd number; 300 with 610 (handed over,
@@ -861,7 +860,7 @@ fn gpu_query_pair_hands_over_in_launches_of_part_of_a_chunk() {
     use host::kernel::Kernel;
     const SEQUENCES: usize = 60_001;
     const LENGTH: usize = 280;
-    const { assert!(SEQUENCES > 234 * 256 && LENGTH > query_group_i16x2::SHORT_CHUNK_ROWS) };
+    const { assert!(SEQUENCES > 234 * 256) };
     let pair = query_group_i16x2::pair_config_for(610, LENGTH);
     assert!(query_group_i16x2::pair_tail(pair, 300, 610, LENGTH).is_some());
     assert!(query_group_i16x2::queries_pay(300, 610, LENGTH, true));

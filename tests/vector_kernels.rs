@@ -489,9 +489,7 @@ fn check_pair_run(
 /// the longer or the shorter one; every score against the oracle.
 #[test]
 fn query_group_scores_two_queries_as_each_alone() {
-    use gpu_kernels::query_group_i16x2::{
-        SHORT_CHUNK_ROWS, pair_config_for, pair_tail, queries_pay,
-    };
+    use gpu_kernels::query_group_i16x2::{pair_config_for, pair_tail, queries_pay};
     use host::scoring::Scoring;
     let mut rng = StdRng::seed_from_u64(11);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
@@ -514,10 +512,9 @@ fn query_group_scores_two_queries_as_each_alone() {
         let queries = if handed_over {
             // Of these very lengths: the model hands the longer over on
             // every chunk here whose longest sequence has 6 residues or
-            // more, and pairs them above `SHORT_CHUNK_ROWS` rows.
+            // more, and by its costs pairs them from 46 rows on.
             for rows in 6..=700 {
-                let pays = rows > SHORT_CHUNK_ROWS;
-                assert_eq!(queries_pay(a, b, rows, true), pays, "{rows}");
+                assert_eq!(queries_pay(a, b, rows, true), rows >= 46, "{rows}");
                 assert!(pair_tail(pair_config_for(a.max(b), rows), a, b, rows).is_some());
             }
             [base[..a].to_vec(), random_codes(&mut rng, b)]

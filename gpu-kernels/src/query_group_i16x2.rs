@@ -1711,18 +1711,18 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// `hand_over`, the longer one handed over where [`pair_tail`] says it
 /// pays), than each in its own ([`config_for`], the lifted update, one
 /// row a step) on a chunk whose longest sequence has `rows` residues, by
-/// [`Config::cost`] (never on chunks of at most [`SHORT_CHUNK_ROWS`]
-/// rows): a
-/// launch of two queries runs a group a sequence, one of one query a
-/// group a pair of sequences. Against the cheaper cost of two rows a
-/// step fewer queries pair, and whole searches ran slower
+/// [`Config::cost`]: a launch of two queries runs a group a sequence, one
+/// of one query a group a pair of sequences. Against the cheaper cost of
+/// two rows a step fewer queries pair, and whole searches ran slower
 /// (benches/RESULTS.md): two rows a step are for the queries that stay
-/// alone.
+/// alone. On chunks of short sequences too: on an H200, whole searches of
+/// the 20 standard queries on 1,000,000 sequences of 128 residues ran
+/// 4,818–4,832 GCUPS with pairs against 4,469–4,484 without, of 256
+/// residues 5,070–5,093 against 4,663–4,674 (benches/RESULTS.md, "Batches
+/// only where one query leaves the GPU idle"; what had made two queries in
+/// the halves look slow there was the batches they ran in).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> bool {
-    if rows <= SHORT_CHUNK_ROWS {
-        return false;
-    }
     let longer = a_len.max(b_len);
     let pair = pair_config_for(longer, rows);
     let together = match pair_tail(pair, a_len, b_len, rows).filter(|_| hand_over) {
@@ -1735,20 +1735,6 @@ pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> 
     };
     together < alone(a_len) + alone(b_len)
 }
-
-/// The longest chunk rows on which no two queries pair ([`queries_pay`]),
-/// whatever the model says. Two queries in the
-/// halves (a sequence a group of eight lanes, one row a step) ran slower
-/// there than the model says, for reasons not yet measured: on 1,000,000
-/// sequences of 128 residues (H200, the 20 standard queries, two rounds)
-/// whole searches with a one-query configuration pinned
-/// (`g4_r24_lifted_2rows`: no pairs, no batches) ran 8 % faster than with
-/// the engine's batches of query pairs (4,425.7–4,434.4 against
-/// 4,091.5–4,101.4 GCUPS), 2.5 % at 256 residues; at 512 the batches
-/// gained 2 % (benches/RESULTS.md). Pairs outside batches on such chunks
-/// were not measured apart: they are the same launches, one entry each.
-#[cfg(not(target_arch = "nvptx64"))]
-pub const SHORT_CHUNK_ROWS: usize = 256;
 
 /// What a hand-over costs for each two sequences a row of the chunk's
 /// longest, in [`Config::cost`]'s units: a thread a row, about forty
@@ -1984,17 +1970,13 @@ mod tests {
         }
     }
 
-    /// No two queries pair on chunks of at most `SHORT_CHUNK_ROWS` rows;
-    /// above them long queries of similar lengths do.
+    /// Long queries of similar lengths pair on chunks of every length,
+    /// short ones too (measured: [`queries_pay`]'s docs).
     #[test]
-    fn queries_pair_only_above_short_chunks() {
-        for rows in [1, 64, 128, SHORT_CHUNK_ROWS] {
-            for (a, b) in [(144, 189), (4548, 4743), (5147, 5478)] {
-                assert!(!queries_pay(a, b, rows, true), "{a}/{b} x {rows}");
-            }
-        }
-        for rows in [SHORT_CHUNK_ROWS + 1, 512, 2048] {
+    fn similar_long_queries_pair_on_every_chunk() {
+        for rows in [128, 256, 512, 2048] {
             assert!(queries_pay(5147, 5478, rows, true), "x {rows}");
+            assert!(queries_pay(4548, 4743, rows, true), "x {rows}");
         }
     }
 
