@@ -180,8 +180,8 @@ step_short_pairs() {
 
 step_halves() {
     # Two queries in the halves on short sequences (1,000,000 x 128 residues,
-    # LENGTHS): whole searches as the engine chooses (no batches, no pairs on
-    # such chunks), with batches forced (--gpu-query-batch 10, as the engine
+    # LENGTHS): whole searches as the engine chose at 511a650 (no batches, no
+    # pairs on such chunks; pairs run there since 8085eaa), with batches forced (--gpu-query-batch 10, as the engine
     # gave them before 566320e) and with one query a launch, two rounds; then
     # ncu on a steady launch of each: the 5,478-residue query paired with the
     # 5,147 one (g8_r20_queries pinned) and each alone (g4_r24_lifted_2rows).

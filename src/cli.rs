@@ -197,7 +197,8 @@ pub struct PlacementArgs {
     /// On one GPU: score up to N queries in one launch sequence where the
     /// kernel batches them (query pairs of similar length, the whole batch
     /// in each launch; what fills the GPU on a small database) [default:
-    /// as many as fill the GPU; 2 or fewer: none; at most 512]
+    /// as many as fill the GPU, none where one query fills it; 2 or fewer:
+    /// none; at most 512]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_BATCH_QUERIES as i64))]
     pub gpu_query_batch: Option<u16>,
 }

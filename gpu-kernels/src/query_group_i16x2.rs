@@ -1717,8 +1717,8 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// (benches/RESULTS.md): two rows a step are for the queries that stay
 /// alone. On chunks of short sequences too: on an H200, whole searches of
 /// the 20 standard queries on 1,000,000 sequences of 128 residues ran
-/// 4,818–4,832 GCUPS with pairs against 4,469–4,484 without, of 256
-/// residues 5,070–5,093 against 4,663–4,674 (benches/RESULTS.md, "Batches
+/// 4,817.9–4,831.6 GCUPS with pairs against 4,469.1–4,483.5 without, of
+/// 256 residues 5,069.7–5,092.6 against 4,663.1–4,674.2 (benches/RESULTS.md, "Batches
 /// only where one query leaves the GPU idle"; what had made two queries in
 /// the halves look slow there was the batches they ran in).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -1970,10 +1970,10 @@ mod tests {
         }
     }
 
-    /// Long queries of similar lengths pair on chunks of every length,
-    /// short ones too (measured: [`queries_pay`]'s docs).
+    /// Long queries of similar lengths pair on chunks of short sequences
+    /// too, from 128 rows up (measured: [`queries_pay`]'s docs).
     #[test]
-    fn similar_long_queries_pair_on_every_chunk() {
+    fn similar_long_queries_pair_on_short_chunks_too() {
         for rows in [128, 256, 512, 2048] {
             assert!(queries_pay(5147, 5478, rows, true), "x {rows}");
             assert!(queries_pay(4548, 4743, rows, true), "x {rows}");

@@ -37,8 +37,8 @@ pub mod batch;
 mod builder;
 pub use builder::GpuEngineBuilder;
 mod launch;
-mod read_back;
 pub use launch::{AS_FREED_FROM_RESIDUES, DISPATCH_VARIABLE, Dispatch};
+mod read_back;
 
 use super::budget::Budget;
 use super::device::{DeviceInfo, device, kernels_module};
@@ -584,7 +584,8 @@ impl Engine for GpuEngine {
     /// Every chunk's launch is queued at once (two queries' where they
     /// pair); `progress` hears each chunk's cells as it is done, in launch
     /// order, and each query's scores come back in one copy at the end
-    /// (with batches of query pairs, a batch's scores at once).
+    /// (with batches of query pairs, a batch's scores at once), through
+    /// the engine's page-locked buffer (in pieces of at most 16 MiB).
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],

@@ -11,7 +11,8 @@
 //! longest first, paired with their neighbour, every pair an *entry*, and
 //! each chunk's launches take every entry at once, a row of blocks an
 //! entry (the grid's second dimension). The batch's profile rows go up in
-//! one copy and its scores come back in one; the rare scores above the
+//! one copy and its scores come back in one (through the engine's
+//! page-locked buffer, in pieces of at most 16 MiB); the rare scores above the
 //! 16-bit limit are rescued afterwards, query by query, with that query's
 //! own profile. The scores are those of one query at a time.
 
@@ -72,15 +73,15 @@ pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
 ///
 /// None on a database that fills the GPU one query at a time (at least a
 /// full launch of several passes of eight lanes,
-/// [`MULTI_PASS_PAIRS_PER_SM`] pairs of sequences a multiprocessor: 67,584
-/// sequences on an H200's 132), whatever its lengths: there a batch runs
+/// [`MULTI_PASS_PAIRS_PER_SM`] pairs of sequences a multiprocessor: from
+/// 67,583 sequences on an H200's 132), whatever its lengths: there a batch runs
 /// no faster than its queries in pairs, and on databases of one length
 /// slower. On an H200 (benches/RESULTS.md, "Batches only where one query
 /// leaves the GPU idle"), whole searches of the 20 standard queries in
 /// batches (the rule before: every database of sequences above 256
 /// residues) against query pairs alone: 1,000,000 sequences of 512
-/// residues 4,911–4,958 against 5,288–5,304 GCUPS, of 1,024 5,099–5,110
-/// against 5,429–5,430; half of Swiss-Prot, 570,000 and 2,500,000
+/// residues 4,911.1–4,958.5 against 5,288.4–5,304.2 GCUPS, of 1,024
+/// 5,098.8–5,109.8 against 5,429.1–5,430.1; half of Swiss-Prot, 570,000 and 2,500,000
 /// synthetic sequences within 1 % either way; of 128 and 256 residues
 /// batches ran 8 % and 2.5 % slower than each query alone. The threshold
 /// itself was not measured: batches ran faster on 4,000 and 20,000
@@ -343,11 +344,7 @@ impl GpuEngine {
         }
         let mut got = self
             .read_back
-            .read(
-                &self.ctx,
-                &self.stream,
-                &scores.slice(..2 * n * pairs.len()),
-            )
+            .read(&self.stream, &scores.slice(..2 * n * pairs.len()))
             .map_err(stage("reading the scores back"))?;
 
         // Rescues, query by query: a chunk with a score above the limit
@@ -378,7 +375,7 @@ impl GpuEngine {
                     adapter.after_overlap(&launch)?;
                     let rescued = self
                         .read_back
-                        .read(&self.ctx, &self.stream, &scores.slice(range.clone()))
+                        .read(&self.stream, &scores.slice(range.clone()))
                         .map_err(stage("reading the scores back"))?;
                     got[range].copy_from_slice(&rescued);
                 }

@@ -55,7 +55,8 @@ impl GpuEngineBuilder {
 
     /// Queries [`Engine::score_batch`] scores in one launch sequence where
     /// every chunk's kernel batches them ([`batch`]): `None` (default) as
-    /// many as fill the GPU ([`batch::auto_batch_queries`]), 2 or fewer
+    /// many as fill the GPU, none where one query fills it
+    /// ([`batch::auto_batch_queries`]), 2 or fewer
     /// none (pairs at most); never more than [`batch::MAX_BATCH_QUERIES`]
     /// nor than the memory holds ([`GpuEngineBuilder::database`]'s
     /// budget).
@@ -214,8 +215,8 @@ impl GpuEngineBuilder {
         stream
             .synchronize()
             .map_err(stage("uploading the database"))?;
-        let read_back = super::read_back::ReadBack::for_scores(&ctx, positions.len());
         let upload_seconds = started.elapsed().as_secs_f64();
+        let read_back = super::read_back::ReadBack::for_scores(&ctx, positions.len());
 
         let mut engine = GpuEngine {
             info,

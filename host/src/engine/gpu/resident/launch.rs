@@ -386,10 +386,11 @@ impl GpuEngine {
     /// through the engine's page-locked buffer once the engine's stream
     /// reaches the copy.
     fn read_back_range(&mut self, which: Which, range: Range<usize>) -> Result<Vec<i32>> {
+        // Taken out for the call: `loaded_query` borrows all of `self`.
         let mut read_back = std::mem::take(&mut self.read_back);
         let read = self.loaded_query(which).and_then(|(_, _, scores)| {
             read_back
-                .read(&self.ctx, &self.stream, &scores.slice(range))
+                .read(&self.stream, &scores.slice(range))
                 .map_err(self.info.error("reading the scores back"))
         });
         self.read_back = read_back;

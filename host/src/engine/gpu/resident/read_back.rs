@@ -1,15 +1,17 @@
 //! Scores read back through page-locked host memory: the engine keeps one
 //! such buffer of at most [`PINNED_SCORES`] scores, allocated with the
-//! engine for a query's scores and grown for a batch's, and a read-back
-//! larger than that goes through it piece by piece, each piece copied on
-//! into the vector returned.
+//! engine for a query's scores and enlarged for a batch's, and a
+//! read-back larger than the buffer goes through it piece by piece, each
+//! piece copied on into the vector returned.
 //!
 //! cudarc's `clone_dtoh` copies into a new vector of pageable memory, which
-//! the driver fills through its own staging buffer. On one H200 that took
-//! 0.85–1.17 ms of the engine stream's time for the 1 MB of scores of half
-//! of Swiss-Prot (`WARPSW_TIMELINE`, benches/RESULTS.md), as long as the
-//! GPU spent on a query of a few residues; a copy into page-locked memory
-//! runs at the bus's speed.
+//! the driver fills through its own staging buffer. On one H200 the
+//! read-back of the 1 MB of scores of half of Swiss-Prot took 0.85–1.17 ms
+//! of the engine stream's time that way, as long as the GPU spent on a
+//! query of a few residues, and 0.74 ms through this buffer against 0.93
+//! in the same call (`WARPSW_TIMELINE`, whose own events are in both);
+//! `bench` of the 22 short queries ran 1–3 % faster (benches/RESULTS.md,
+//! "Scores read back through page-locked memory").
 
 use std::sync::Arc;
 
@@ -24,7 +26,7 @@ pub(super) const PINNED_SCORES: usize = 4 << 20;
 #[derive(Default)]
 pub(super) struct ReadBack {
     pinned: Option<PinnedHostSlice<i32>>,
-    /// Page-locking failed once: reads copy as cudarc does from then on.
+    /// Page-locking failed once: the buffer stays as it is from then on.
     unavailable: bool,
 }
 
@@ -41,7 +43,9 @@ impl ReadBack {
     }
 
     /// Makes the buffer hold at least `scores` scores where page-locked
-    /// memory can be had; leaves none, and tries no more, where it cannot.
+    /// memory can be had, its length the next power of two (so that
+    /// growing reads allocate few times) up to [`PINNED_SCORES`]; where it
+    /// cannot, keeps the buffer it has and tries no more.
     fn reserve(&mut self, ctx: &Arc<CudaContext>, scores: usize) {
         if scores == 0
             || self.unavailable
@@ -49,46 +53,46 @@ impl ReadBack {
         {
             return;
         }
-        // Freed before allocating, as the device buffers are; grown by
-        // doubling, so that growing reads allocate few times.
-        self.pinned = None;
         let size = scores.next_power_of_two().min(PINNED_SCORES);
-        // SAFETY: no element is read before a copy in `read` writes it
-        // (only the first of each piece). Flags 0: cacheable, not
+        // SAFETY: `read` copies into the first `k` elements of the buffer
+        // before it reads those `k`, and reads none beyond them. cudarc
+        // records no event on the buffer for copies into a plain slice, so
+        // it must not be reused or freed while a copy into it is in
+        // flight: `read` synchronizes the stream after each copy, before
+        // anything else touches the buffer. Flags 0: cacheable, not
         // write-combined as cudarc's `alloc_pinned` makes it, since the
         // host reads it.
-        self.pinned = unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) }.ok();
-        self.unavailable = self.pinned.is_none();
+        match unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) } {
+            Ok(pinned) => self.pinned = Some(pinned),
+            Err(_) => self.unavailable = true,
+        }
     }
 
     /// `src`, copied on `stream` once the stream reaches the copy (the
     /// caller has made it wait for whatever writes `src`), through the
-    /// page-locked buffer (grown first, up to [`PINNED_SCORES`], where it
-    /// is shorter), into a vector; through a pageable one, as cudarc
-    /// copies, where no page-locked memory can be had.
+    /// page-locked buffer (enlarged first, up to [`PINNED_SCORES`], where
+    /// it is shorter and can be), into a vector; through a pageable one,
+    /// as cudarc copies, where the engine has no page-locked buffer.
     pub(super) fn read(
         &mut self,
-        ctx: &Arc<CudaContext>,
         stream: &Arc<CudaStream>,
         src: &CudaView<'_, i32>,
     ) -> Result<Vec<i32>, DriverError> {
         let n = src.len();
-        let piece = n.min(PINNED_SCORES);
-        if piece == 0 {
+        if n == 0 {
             return Ok(Vec::new());
         }
-        self.reserve(ctx, piece);
+        self.reserve(stream.context(), n.min(PINNED_SCORES));
         let Some(pinned) = self.pinned.as_mut() else {
             return stream.clone_dtoh(src);
         };
         let host = pinned.as_mut_slice()?;
+        let piece = n.min(host.len());
         let mut read = Vec::with_capacity(n);
         for start in (0..n).step_by(piece) {
             let end = (start + piece).min(n);
             // Exactly the piece's length: cudarc copies as many elements as
-            // the host slice holds. A plain slice, for which cudarc records
-            // no event and the copy is asynchronous, so the stream is
-            // synchronized before the host reads it.
+            // the host slice holds.
             let staged = &mut host[..end - start];
             stream.memcpy_dtoh(&src.slice(start..end), staged)?;
             stream.synchronize()?;
