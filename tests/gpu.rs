@@ -746,8 +746,9 @@ fn gpu_chunks_on_several_streams_match_one_stream_and_the_reference() {
 
 /// Two queries in one launch on the GPU (`Engine::score_batch` pairs
 /// them) against the reference: 100,000 database sequences (and 9,000-
-/// and 5,000-residue ones, an empty one, a one-residue one); a pair of
-/// one pass (144 with 189), a pair whose longer query is handed over to
+/// and 5,000-residue ones, an empty one, a one-residue one); 144 and
+/// 189, partners whom the model runs each alone on every chunk (two
+/// queries of one pass each), a pair whose longer query is handed over to
 /// a one-query configuration where the shorter ends (300 with 610), and a
 /// query left alone (1,000); `auto` (its second stage runs the long
 /// chunks one query at a time) and the query-group kernel; 1 and 8
