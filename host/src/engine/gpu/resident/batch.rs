@@ -83,8 +83,13 @@ pub fn batch_entries(queries: &[&[u8]]) -> Vec<(usize, Option<usize>)> {
 /// residues 4,911.1–4,958.5 against 5,288.4–5,304.2 GCUPS, of 1,024
 /// 5,098.8–5,109.8 against 5,429.1–5,430.1; half of Swiss-Prot, 570,000 and 2,500,000
 /// synthetic sequences within 1 % either way; of 128 and 256 residues
-/// batches ran 8 % and 2.5 % slower than each query alone. The threshold
-/// itself was not measured: batches ran faster on 4,000 and 20,000
+/// batches ran 8 % and 2.5 % slower than each query alone. Likely why,
+/// read from the code but not measured apart: a batch runs one
+/// configuration for all its entries (`batch_config_for`) and hands no
+/// longer query over where its partner ends, where each pair gets its own
+/// configuration and hand-over (`pair_tail`); on a database that one
+/// query fills, the batch's only gain, filling the GPU, is none. The
+/// threshold itself was not measured: batches ran faster on 4,000 and 20,000
 /// sequences, and no faster from 258,186 up.
 ///
 /// ```
