@@ -1718,9 +1718,10 @@ fn pair_configs() -> impl Iterator<Item = usize> {
 /// alone. On chunks of short sequences too: on an H200, whole searches of
 /// the 20 standard queries on 1,000,000 sequences of 128 residues ran
 /// 4,817.9–4,831.6 GCUPS with pairs against 4,469.1–4,483.5 without, of
-/// 256 residues 5,069.7–5,092.6 against 4,663.1–4,674.2 (benches/RESULTS.md, "Batches
-/// only where one query leaves the GPU idle"; what had made two queries in
-/// the halves look slow there was the batches they ran in).
+/// 256 residues 5,069.7–5,092.6 against 4,663.1–4,674.2
+/// (benches/RESULTS.md, "Batches only where one query leaves the GPU
+/// idle"; what had made two queries in the halves look slow there was the
+/// batches they ran in).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn queries_pay(a_len: usize, b_len: usize, rows: usize, hand_over: bool) -> bool {
     let longer = a_len.max(b_len);

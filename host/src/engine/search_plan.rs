@@ -83,12 +83,13 @@ impl SearchPlan {
         // The smallest GPU decides whether the database stays resident.
         let budget = options.memory.smallest_free(&ordinals)?;
         let layout = Layout::of(ordinals.len(), budget.holds(db), options.split);
-        // Batches as the engine sizes them (its memory aside): none where
-        // one query fills the GPU (`auto_batch_queries`), unless asked for.
-        let fill = options.query_batch.is_some() || {
+        // Batches as the engine sizes them (its memory aside): what was
+        // asked for, else none where one query fills the GPU
+        // (`auto_batch_queries`); 2 or fewer queries a batch are none.
+        let fill = options.query_batch.unwrap_or_else(|| {
             let sms = devices[0].multiprocessors;
-            gpu::resident::batch::auto_batch_queries(sms, db.len(), usize::MAX) > 2
-        };
+            gpu::resident::batch::auto_batch_queries(sms, db.len(), usize::MAX)
+        }) > 2;
         let batches = options.batches(scoring) && fill;
         let batched =
             (layout == Layout::OneResident && batches).then(|| plan_for(&devices[0], true));
