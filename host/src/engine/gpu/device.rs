@@ -8,6 +8,7 @@ use cudarc::driver::{CudaContext, CudaModule, DriverError};
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{Error, Result, gpu_error};
+use crate::switch::Switch;
 
 /// The kernels' PTX, built by `host/build.rs` for baseline `sm_80`: the
 /// driver JIT-compiles it for the GPU it runs on (Ampere and later).
@@ -47,13 +48,12 @@ pub fn sass_for(capability: (i32, i32)) -> Option<&'static [u8]> {
 /// for comparing the two), `on` by default.
 pub const SASS_VARIABLE: &str = "WARPSW_SASS";
 
-static SASS_ON: std::sync::LazyLock<std::result::Result<bool, String>> =
-    std::sync::LazyLock::new(|| crate::switch::on_or_off(SASS_VARIABLE, true));
+static SASS_ON: Switch = Switch::new(SASS_VARIABLE, true);
 
 /// Whether [`SASS_VARIABLE`] lets the build's machine code be loaded; an
 /// error if it is neither on nor off.
 pub fn sass_on() -> Result<bool> {
-    SASS_ON.clone().map_err(Error::InvalidArgument)
+    SASS_ON.on()
 }
 
 /// The environment switch for cudarc's own ordering of buffers between
@@ -78,13 +78,12 @@ pub fn sass_on() -> Result<bool> {
 /// sequences, measured; where a query of a few residues spends its time*).
 pub const EVENT_TRACKING_VARIABLE: &str = "WARPSW_EVENT_TRACKING";
 
-static EVENT_TRACKING: std::sync::LazyLock<std::result::Result<bool, String>> =
-    std::sync::LazyLock::new(|| crate::switch::on_or_off(EVENT_TRACKING_VARIABLE, true));
+static EVENT_TRACKING: Switch = Switch::new(EVENT_TRACKING_VARIABLE, true);
 
 /// Whether [`EVENT_TRACKING_VARIABLE`] asks for cudarc's event tracking;
 /// an error if it is neither on nor off.
 pub fn event_tracking_on() -> Result<bool> {
-    EVENT_TRACKING.clone().map_err(Error::InvalidArgument)
+    EVENT_TRACKING.on()
 }
 
 /// [`sass_for`] over `table`.

@@ -109,15 +109,13 @@ static PINNED: LazyLock<std::result::Result<Option<usize>, String>> =
 /// configuration ([`CONFIG_VARIABLE`]) turns it off as well.
 pub const HAND_OVER_VARIABLE: &str = "WARPSW_HAND_OVER";
 
-/// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on, read once:
-/// `Err` for a value that is neither `on` nor `off`.
-static HANDS_OVER: LazyLock<std::result::Result<bool, String>> =
-    LazyLock::new(|| crate::switch::on_or_off(HAND_OVER_VARIABLE, true));
+/// [`HAND_OVER_VARIABLE`], read once.
+static HANDS_OVER: crate::switch::Switch = crate::switch::Switch::new(HAND_OVER_VARIABLE, true);
 
 /// Whether [`HAND_OVER_VARIABLE`] leaves the hand-over on; an error if it
 /// is neither on nor off.
 fn hands_over() -> Result<bool> {
-    HANDS_OVER.clone().map_err(Error::InvalidArgument)
+    HANDS_OVER.on()
 }
 
 /// The query-group kernels' family.
