@@ -6,7 +6,7 @@
 cd "$(dirname "$0")"
 start=$(date +%s)
 xz -dk warpsw.xz; xz -dc warpsw-stream.xz > warpsw-stream; chmod +x warpsw-stream
-echo "build $(cat COMMIT) (+ streams, first version: the lanes reset in every step); $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
+echo "build $(cat COMMIT) (+ streams); $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
 synth() { # name sequences-per-shard synthdb-args...: /tmp/name.wsw, 16 shards side by side
   local name=$1 per=$2 pids=(); shift 2
   for k in $(seq 0 15); do python3 synthdb.py --sequences $per --seed $((k + 1)) "$@" > /tmp/sh${name}_$k.fa & pids+=($!); done
