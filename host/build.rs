@@ -3,12 +3,13 @@
 //! This plays the role of Rust-CUDA's `cuda_builder`, with rustc's own
 //! `nvptx64-nvidia-cuda` target (docs/design.md §2): a nested
 //! `cargo rustc --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm`
-//! with its own target directory, so it neither deadlocks on the outer build's
-//! lock nor inherits host `RUSTFLAGS`. It runs twice: for baseline `sm_80`
-//! (`gpu_kernels.ptx`, which the driver JIT-compiles for any GPU from Ampere
-//! on) and for `sm_90` (`gpu_kernels_sm90.ptx`, loaded on Hopper and later:
-//! there rustc emits the packed 16-bit instructions that become DPX), both
-//! PTX ISA 8.0. Cargo reruns this script only when a kernel source changes.
+//! with its own target directory (one per architecture and checkout), so it
+//! neither deadlocks on the outer build's lock nor inherits host `RUSTFLAGS`.
+//! It runs twice: for baseline `sm_80` (`gpu_kernels.ptx`, which the driver
+//! JIT-compiles for any GPU from Ampere on) and for `sm_90`
+//! (`gpu_kernels_sm90.ptx`, loaded on Hopper and later: there rustc emits the
+//! packed 16-bit instructions that become DPX), both PTX ISA 8.0. Cargo
+//! reruns this script only when a kernel source changes.
 //!
 //! rustc has no launch-bounds attribute for `ptx-kernel` functions, so the
 //! group kernels' bounds are written into the PTX here: after each group
@@ -23,6 +24,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::SystemTime;
 
 #[path = "build_sass.rs"]
 mod sass;
@@ -41,7 +43,8 @@ fn main() {
         ("sm_80", "gpu_kernels.ptx"),
         ("sm_90", "gpu_kernels_sm90.ptx"),
     ] {
-        let ptx = build_ptx(&manifest_dir, &out_dir.join(format!("nvptx-{arch}")), arch);
+        let nested = out_dir.join(format!("nvptx-{arch}-{}", checkout_key(&kernels)));
+        let ptx = build_ptx(&manifest_dir, &nested, arch);
         let text = fs::read_to_string(&ptx)
             .unwrap_or_else(|e| fail(&format!("reading {}: {e}", ptx.display())));
         let dest = out_dir.join(file);
@@ -92,9 +95,37 @@ fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
 }
 
 /// Compiles the kernel crate for `arch` in `target_dir` (one per
-/// architecture, so that neither build invalidates the other) and returns
-/// the PTX file.
+/// architecture, so that neither build invalidates the other, and per
+/// checkout: [`checkout_key`]) and returns the PTX file, checked to be
+/// newer than every kernel source.
 fn build_ptx(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathBuf {
+    let kernels = manifest_dir.join("../gpu-kernels");
+    let kernels = fs::canonicalize(&kernels).unwrap_or(kernels);
+    let sources = newest_source(&kernels);
+    let ptx = run_nested_build(manifest_dir, target_dir, arch);
+    if modified(&ptx) >= sources {
+        return ptx;
+    }
+    // The nested build answered with PTX older than a kernel source of this
+    // checkout, so not built from it (it once handed back another
+    // checkout's kernels: benches/RESULTS.md, "Streamed pairs, fourth
+    // version, measured"). Build again from nothing.
+    let _ = fs::remove_dir_all(target_dir);
+    let ptx = run_nested_build(manifest_dir, target_dir, arch);
+    if modified(&ptx) < sources {
+        fail(&format!(
+            "the PTX build for {arch} left {}, older than the kernel sources in {} \
+             (is one of them dated in the future?)",
+            ptx.display(),
+            kernels.display()
+        ));
+    }
+    ptx
+}
+
+/// One nested `cargo rustc` of the kernel crate for `arch` in `target_dir`;
+/// the PTX file it leaves.
+fn run_nested_build(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathBuf {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(manifest_dir.join(".."))
@@ -158,6 +189,44 @@ fn build_ptx(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathBuf {
             deps.display()
         ))
     })
+}
+
+/// A key for the kernel crate's folder, for the nested target directory's
+/// name. Two checkouts built into one `CARGO_TARGET_DIR` (two git
+/// worktrees, say) share this crate's `OUT_DIR`, and without the key its
+/// nested build: there cargo can take one checkout's kernel crate as fresh
+/// by another's build and hand back that build's PTX.
+fn checkout_key(kernels: &Path) -> String {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let folder = fs::canonicalize(kernels).unwrap_or_else(|_| kernels.to_path_buf());
+    let mut hasher = DefaultHasher::new();
+    folder.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// When the newest file of the kernel crate (its sources, its manifest)
+/// was written.
+fn newest_source(kernels: &Path) -> SystemTime {
+    fn walk(path: &Path, newest: &mut SystemTime) {
+        if let Ok(entries) = fs::read_dir(path) {
+            for entry in entries.flatten() {
+                walk(&entry.path(), newest);
+            }
+        } else {
+            *newest = (*newest).max(modified(path));
+        }
+    }
+    let mut newest = SystemTime::UNIX_EPOCH;
+    walk(&kernels.join("src"), &mut newest);
+    walk(&kernels.join("Cargo.toml"), &mut newest);
+    newest
+}
+
+/// When `path` was last written (the epoch where that cannot be read).
+fn modified(path: &Path) -> SystemTime {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
 /// The most recently written `gpu_kernels-*.s` (older hashes may linger).
