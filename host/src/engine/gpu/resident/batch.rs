@@ -378,11 +378,9 @@ impl GpuEngine {
                     launch.score_offset = range.start;
                     launch.query_len = queries[q].len();
                     adapter.after_overlap(&launch)?;
-                    let rescued = self
-                        .read_back
-                        .read(&self.stream, &scores.slice(range.clone()))
+                    self.read_back
+                        .read_into(&self.stream, &scores.slice(range.clone()), &mut got[range])
                         .map_err(stage("reading the scores back"))?;
-                    got[range].copy_from_slice(&rescued);
                 }
                 all[q] = got[row..row + n].to_vec();
             }

@@ -2,7 +2,7 @@
 //! such buffer of at most [`PINNED_SCORES`] scores, allocated with the
 //! engine for a query's scores and enlarged for a batch's, and a
 //! read-back larger than the buffer goes through it piece by piece, each
-//! piece copied on into the vector returned.
+//! piece copied on into the vector returned (or the caller's slice).
 //!
 //! cudarc's `clone_dtoh` copies into a new vector of pageable memory, which
 //! the driver fills through its own staging buffer. On one H200 the
@@ -54,11 +54,12 @@ impl ReadBack {
             return;
         }
         let size = scores.next_power_of_two().min(PINNED_SCORES);
-        // SAFETY: `read` copies into the first `k` elements of the buffer
+        // SAFETY: `through` (the one user of the buffer, for `read` and
+        // `read_into`) copies into the first `k` elements of the buffer
         // before it reads those `k`, and reads none beyond them. cudarc
         // records no event on the buffer for copies into a plain slice, so
         // it must not be reused or freed while a copy into it is in
-        // flight: `read` synchronizes the stream after each copy, before
+        // flight: `through` synchronizes the stream after each copy, before
         // anything else touches the buffer. Flags 0: cacheable, not
         // write-combined as cudarc's `alloc_pinned` makes it, since the
         // host reads it.
@@ -78,26 +79,81 @@ impl ReadBack {
         stream: &Arc<CudaStream>,
         src: &CudaView<'_, i32>,
     ) -> Result<Vec<i32>, DriverError> {
-        let n = src.len();
-        if n == 0 {
+        if src.is_empty() {
             return Ok(Vec::new());
         }
-        self.reserve(stream.context(), n.min(PINNED_SCORES));
-        let Some(pinned) = self.pinned.as_mut() else {
+        let Some(pinned) = self.buffer_for(stream, src.len()) else {
             return stream.clone_dtoh(src);
         };
-        let host = pinned.as_mut_slice()?;
-        let piece = n.min(host.len());
-        let mut read = Vec::with_capacity(n);
-        for start in (0..n).step_by(piece) {
-            let end = (start + piece).min(n);
-            // Exactly the piece's length: cudarc copies as many elements as
-            // the host slice holds.
-            let staged = &mut host[..end - start];
-            stream.memcpy_dtoh(&src.slice(start..end), staged)?;
-            stream.synchronize()?;
-            read.extend_from_slice(staged);
-        }
+        let mut read = Vec::with_capacity(src.len());
+        through(pinned, stream, src, |_, piece| {
+            read.extend_from_slice(piece)
+        })?;
         Ok(read)
     }
+
+    /// `src` copied into `dst`, as [`ReadBack::read`] copies it, with no
+    /// vector of its own between the buffer and `dst`.
+    ///
+    /// # Panics
+    /// If `dst` is not as long as `src`.
+    pub(super) fn read_into(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        src: &CudaView<'_, i32>,
+        dst: &mut [i32],
+    ) -> Result<(), DriverError> {
+        assert_eq!(
+            src.len(),
+            dst.len(),
+            "a read-back into a slice of another length"
+        );
+        if src.is_empty() {
+            return Ok(());
+        }
+        let Some(pinned) = self.buffer_for(stream, src.len()) else {
+            stream.memcpy_dtoh(src, dst)?;
+            return stream.synchronize();
+        };
+        through(pinned, stream, src, |start, piece| {
+            dst[start..start + piece.len()].copy_from_slice(piece);
+        })
+    }
+
+    /// The page-locked buffer for a read-back of `n` scores, enlarged
+    /// first where it is shorter and can be; none where the engine has
+    /// none.
+    fn buffer_for(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        n: usize,
+    ) -> Option<&mut PinnedHostSlice<i32>> {
+        self.reserve(stream.context(), n.min(PINNED_SCORES));
+        self.pinned.as_mut()
+    }
+}
+
+/// `src` copied on `stream` through `pinned`, piece by piece, each piece
+/// handed to `take` with its first position once the stream has copied it
+/// (the stream synchronized after each copy, as [`ReadBack::reserve`]'s
+/// safety asks).
+fn through(
+    pinned: &mut PinnedHostSlice<i32>,
+    stream: &Arc<CudaStream>,
+    src: &CudaView<'_, i32>,
+    mut take: impl FnMut(usize, &[i32]),
+) -> Result<(), DriverError> {
+    let n = src.len();
+    let host = pinned.as_mut_slice()?;
+    let piece = n.min(host.len());
+    for start in (0..n).step_by(piece) {
+        let end = (start + piece).min(n);
+        // Exactly the piece's length: cudarc copies as many elements as
+        // the host slice holds.
+        let staged = &mut host[..end - start];
+        stream.memcpy_dtoh(&src.slice(start..end), staged)?;
+        stream.synchronize()?;
+        take(start, staged);
+    }
+    Ok(())
 }
