@@ -39,13 +39,18 @@ fn main() {
         kernels.join("Cargo.toml").display()
     );
 
+    // The kernel crate's folder as one path, whatever the checkout's is
+    // called from: the nested build's key and the sources' dates.
+    let kernels = fs::canonicalize(&kernels).unwrap_or(kernels);
+    let key = checkout_key(&kernels);
+
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     for (arch, file) in [
         ("sm_80", "gpu_kernels.ptx"),
         ("sm_90", "gpu_kernels_sm90.ptx"),
     ] {
-        let nested = out_dir.join(format!("nvptx-{arch}-{}", checkout_key(&kernels)));
-        let ptx = build_ptx(&manifest_dir, &nested, arch);
+        let nested = out_dir.join(format!("nvptx-{arch}-{key}"));
+        let ptx = build_ptx(&manifest_dir, &kernels, &nested, arch);
         let text = fs::read_to_string(&ptx)
             .unwrap_or_else(|e| fail(&format!("reading {}: {e}", ptx.display())));
         let dest = out_dir.join(file);
@@ -95,14 +100,12 @@ fn with_launch_bounds(ptx: &str, hopper: bool) -> String {
     out
 }
 
-/// Compiles the kernel crate for `arch` in `target_dir` (one per
-/// architecture, so that neither build invalidates the other, and per
-/// checkout: [`checkout_key`]) and returns the PTX file, built again from
-/// nothing where it is older than a kernel source.
-fn build_ptx(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathBuf {
-    let kernels = manifest_dir.join("../gpu-kernels");
-    let kernels = fs::canonicalize(&kernels).unwrap_or(kernels);
-    let sources = newest_source(&kernels);
+/// Compiles the kernel crate (`kernels`, its folder) for `arch` in
+/// `target_dir` (one per architecture, so that neither build invalidates
+/// the other, and per checkout: [`checkout_key`]) and returns the PTX
+/// file, built again from nothing where it is older than a kernel source.
+fn build_ptx(manifest_dir: &Path, kernels: &Path, target_dir: &Path, arch: &str) -> PathBuf {
+    let sources = newest_source(kernels);
     let ptx = run_nested_build(manifest_dir, target_dir, arch);
     if modified(&ptx) >= sources {
         return ptx;
@@ -197,8 +200,8 @@ fn run_nested_build(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathB
     })
 }
 
-/// A key for the kernel crate's folder, for the nested target directory's
-/// name. Two checkouts built into one `CARGO_TARGET_DIR` (two git
+/// A key for the kernel crate's folder (canonical), for the nested target
+/// directory's name. Two checkouts built into one `CARGO_TARGET_DIR` (two git
 /// worktrees, say) share this crate's `OUT_DIR`. Without the key they would
 /// share its nested build too, where cargo can take one checkout's kernel
 /// crate as fresh by another's build and hand back that build's PTX. (The
@@ -207,9 +210,8 @@ fn run_nested_build(manifest_dir: &Path, target_dir: &Path, arch: &str) -> PathB
 /// directory per checkout is the safe way, docs/design.md.)
 fn checkout_key(kernels: &Path) -> String {
     use std::hash::{DefaultHasher, Hash, Hasher};
-    let folder = fs::canonicalize(kernels).unwrap_or_else(|_| kernels.to_path_buf());
     let mut hasher = DefaultHasher::new();
-    folder.hash(&mut hasher);
+    kernels.hash(&mut hasher);
     format!("{:016x}", hasher.finish())
 }
 
