@@ -342,8 +342,16 @@ impl GpuEngine {
     /// order), in one read-back once every chunk is joined; all 0 when the
     /// query is empty.
     pub(super) fn scores_of(&mut self, which: Which) -> Result<Vec<i32>> {
+        let mut scores = vec![0; self.positions.len()];
+        self.scores_into(which, &mut scores)?;
+        Ok(scores)
+    }
+
+    /// [`GpuEngine::scores_of`] into `scores` (one a position).
+    pub(super) fn scores_into(&mut self, which: Which, scores: &mut [i32]) -> Result<()> {
         if self.query.is_empty() {
-            return Ok(vec![0; self.positions.len()]);
+            scores.fill(0);
+            return Ok(());
         }
         self.join_all()?;
         let mut timeline = self.timeline.take();
@@ -352,7 +360,7 @@ impl GpuEngine {
         }
         // The buffer is in chunk order: each chunk follows the one before
         // (GpuEngineBuilder::chunks refuses any other).
-        let read = self.read_back_range(which, 0..self.positions.len())?;
+        self.read_back_into(which, scores)?;
         if let Some(timeline) = &mut timeline {
             timeline.mark("read-back", &self.stream);
             match timeline.report() {
@@ -365,7 +373,7 @@ impl GpuEngine {
                 Err(why) => eprintln!("warpsw: warning: {}: no timeline: {why}", self.info.label()),
             }
         }
-        Ok(read)
+        Ok(())
     }
 
     /// Waits for chunk `k`'s launch and returns its scores (sorted order).
@@ -397,6 +405,20 @@ impl GpuEngine {
         read
     }
 
+    /// Loaded query `which`'s scores of every position into `scores`
+    /// (its chunks joined).
+    fn read_back_into(&mut self, which: Which, scores: &mut [i32]) -> Result<()> {
+        // Taken out for the call: `loaded_query` borrows all of `self`.
+        let mut read_back = std::mem::take(&mut self.read_back);
+        let read = self.loaded_query(which).and_then(|(_, _, all)| {
+            read_back
+                .read_into(&self.stream, &all.slice(0..scores.len()), scores)
+                .map_err(self.info.error("reading the scores back"))
+        });
+        self.read_back = read_back;
+        read
+    }
+
     /// The scores of every query of `queries` (non-empty ones scored two
     /// at a time, each with the one next to it in length, where
     /// [`GpuEngineBuilder::pair_queries`] allows), telling `progress` the
@@ -417,6 +439,12 @@ impl GpuEngine {
                 self.pair_queries && !queries[first].is_empty() && !queries[q].is_empty()
             });
             self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
+            // The scores' host memory is written once while the GPU scores:
+            // its pages are then in place when the scores come back, which
+            // would otherwise fault them in with the GPU idle (up to 3 ms a
+            // query of 1,000,000 scores on an H200's host: benches/RESULTS.md).
+            let mut first_scores = touched(self.positions.len());
+            let mut partner_scores = partner.map(|_| touched(self.positions.len()));
             let done = self.join_all_marked()?;
             let mut cells = queries[first].len() as u64;
             if let Some(q) = partner {
@@ -430,14 +458,24 @@ impl GpuEngine {
                 }
                 progress(cells * self.chunks[k].residue_count);
             }
-            all[first] = self.scores_of(Which::First)?;
-            if let Some(q) = partner {
-                all[q] = self.scores_of(Which::Partner)?;
+            self.scores_into(Which::First, &mut first_scores)?;
+            all[first] = first_scores;
+            if let (Some(q), Some(mut scores)) = (partner, partner_scores.take()) {
+                self.scores_into(Which::Partner, &mut scores)?;
+                all[q] = scores;
             }
             at += 1 + usize::from(partner.is_some());
         }
         Ok(all)
     }
+}
+
+/// `n` scores' worth of host memory, every page written (a fresh vector
+/// of zeros may be pages the first write faults in).
+fn touched(n: usize) -> Vec<i32> {
+    let mut scores = Vec::with_capacity(n);
+    scores.resize(n, 0);
+    scores
 }
 
 /// The environment variable that picks how a query's chunks go to the
