@@ -472,6 +472,9 @@ impl GpuEngine {
 
 /// `n` scores' worth of host memory, every page written (a fresh vector
 /// of zeros may be pages the first write faults in).
+// The zeros are written one by one on purpose: `vec![0; n]` asks for
+// zeroed memory, which the system maps only when first written.
+#[allow(clippy::slow_vector_initialization)]
 fn touched(n: usize) -> Vec<i32> {
     let mut scores = Vec::with_capacity(n);
     scores.resize(n, 0);
