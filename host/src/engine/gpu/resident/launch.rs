@@ -444,7 +444,7 @@ impl GpuEngine {
             // would otherwise fault them in with the GPU idle (up to 3 ms a
             // query of 1,000,000 scores on an H200's host: benches/RESULTS.md).
             let mut first_scores = touched(self.positions.len());
-            let mut partner_scores = partner.map(|_| touched(self.positions.len()));
+            let partner_scores = partner.map(|_| touched(self.positions.len()));
             let done = self.join_all_marked()?;
             let mut cells = queries[first].len() as u64;
             if let Some(q) = partner {
@@ -460,7 +460,7 @@ impl GpuEngine {
             }
             self.scores_into(Which::First, &mut first_scores)?;
             all[first] = first_scores;
-            if let (Some(q), Some(mut scores)) = (partner, partner_scores.take()) {
+            if let (Some(q), Some(mut scores)) = (partner, partner_scores) {
                 self.scores_into(Which::Partner, &mut scores)?;
                 all[q] = scores;
             }
