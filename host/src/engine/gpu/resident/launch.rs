@@ -367,7 +367,7 @@ impl GpuEngine {
         }
         // The buffer is in chunk order: each chunk follows the one before
         // (GpuEngineBuilder::chunks refuses any other).
-        self.read_back_into(which, scores)?;
+        self.read_back_into(which, 0..scores.len(), scores)?;
         if let Some(timeline) = &mut timeline {
             timeline.mark("read-back", &self.stream);
             match timeline.report() {
@@ -401,25 +401,23 @@ impl GpuEngine {
     /// through the engine's page-locked buffer once the engine's stream
     /// reaches the copy.
     fn read_back_range(&mut self, which: Which, range: Range<usize>) -> Result<Vec<i32>> {
-        // Taken out for the call: `loaded_query` borrows all of `self`.
-        let mut read_back = std::mem::take(&mut self.read_back);
-        let read = self.loaded_query(which).and_then(|(_, _, scores)| {
-            read_back
-                .read(&self.stream, &scores.slice(range))
-                .map_err(self.info.error("reading the scores back"))
-        });
-        self.read_back = read_back;
-        read
+        let mut scores = vec![0; range.len()];
+        self.read_back_into(which, range, &mut scores)?;
+        Ok(scores)
     }
 
-    /// Loaded query `which`'s scores of every position into `scores`
-    /// (its chunks joined).
-    fn read_back_into(&mut self, which: Which, scores: &mut [i32]) -> Result<()> {
+    /// [`GpuEngine::read_back_range`] into `scores`, as long as `range`.
+    fn read_back_into(
+        &mut self,
+        which: Which,
+        range: Range<usize>,
+        scores: &mut [i32],
+    ) -> Result<()> {
         // Taken out for the call: `loaded_query` borrows all of `self`.
         let mut read_back = std::mem::take(&mut self.read_back);
         let read = self.loaded_query(which).and_then(|(_, _, all)| {
             read_back
-                .read_into(&self.stream, &all.slice(0..scores.len()), scores)
+                .read_into(&self.stream, &all.slice(range), scores)
                 .map_err(self.info.error("reading the scores back"))
         });
         self.read_back = read_back;
