@@ -132,6 +132,26 @@ struct Partner {
     scores: CudaSlice<i32>,
 }
 
+/// A query's (or a pair's) profiles as the host builds them, before they
+/// go up ([`GpuEngine::host_profiles`]). Built while the GPU scores the
+/// pair before, they leave only their copies between two pairs' launches.
+pub(super) struct HostProfiles {
+    /// The first query's residues.
+    len: usize,
+    /// The first query's profile for each kernel of the plan it needs.
+    query: Vec<(Kernel, Vec<u32>)>,
+    partner: Option<HostPartner>,
+}
+
+/// A partner's share of [`HostProfiles`]: as [`Partner`] holds it, on the
+/// host, without its scores.
+struct HostPartner {
+    len: usize,
+    query: Vec<(Kernel, Vec<u32>)>,
+    pair: Option<(Kernel, Vec<u32>)>,
+    paired: Vec<bool>,
+}
+
 /// Which of the loaded queries a launch is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Which {
@@ -319,27 +339,106 @@ impl GpuEngine {
     /// Uploads `query`'s profile for each kernel of the plan it needs; later
     /// launches score against them.
     pub fn load_query(&mut self, query: &[u8]) -> Result<()> {
-        self.load_queries(query, None)
+        let host = self.host_profiles(query, None)?;
+        self.load_queries(query, host)
     }
 
-    /// The profiles of `query` for each kernel of the plan it needs.
-    fn upload_profiles(&self, query: &[u8]) -> Result<Vec<DeviceQuery>> {
-        let mut profiles = Vec::new();
-        for kernel in self.plan.kernels_for_query(query.len()) {
-            let adapter = kernel.adapter();
-            let profile = self
-                .stream
-                .clone_htod(&adapter.profile(query, &self.scoring.matrix))
-                .map_err(self.info.error("uploading the query profile"))?;
-            profiles.push(DeviceQuery { kernel, profile });
+    /// `query`'s profile for each kernel of the plan it needs, on the host.
+    fn query_profiles(&self, query: &[u8]) -> Vec<(Kernel, Vec<u32>)> {
+        self.plan
+            .kernels_for_query(query.len())
+            .into_iter()
+            .map(|kernel| {
+                (
+                    kernel,
+                    kernel.adapter().profile(query, &self.scoring.matrix),
+                )
+            })
+            .collect()
+    }
+
+    /// Profiles built on the host, on the device.
+    fn upload_profiles(&self, profiles: Vec<(Kernel, Vec<u32>)>) -> Result<Vec<DeviceQuery>> {
+        profiles
+            .into_iter()
+            .map(|(kernel, profile)| {
+                let profile = self
+                    .stream
+                    .clone_htod(&profile)
+                    .map_err(self.info.error("uploading the query profile"))?;
+                Ok(DeviceQuery { kernel, profile })
+            })
+            .collect()
+    }
+
+    /// What [`GpuEngine::load_queries`] uploads for `query` and, if given,
+    /// a `partner` to score beside it (both non-empty; none for an empty
+    /// query), built on the host: it needs nothing of the device, so a
+    /// pair's can be built while the GPU scores the pair before.
+    pub(super) fn host_profiles(
+        &self,
+        query: &[u8],
+        partner: Option<&[u8]>,
+    ) -> Result<HostProfiles> {
+        if query.is_empty() {
+            return Ok(HostProfiles {
+                len: 0,
+                query: Vec::new(),
+                partner: None,
+            });
         }
-        Ok(profiles)
+        let partner = match partner.filter(|p| !p.is_empty()) {
+            Some(partner) => Some(self.host_partner(query, partner)?),
+            None => None,
+        };
+        Ok(HostProfiles {
+            len: query.len(),
+            query: self.query_profiles(query),
+            partner,
+        })
     }
 
-    /// Loads `query` and, if given, a `partner` to score beside it: each
-    /// chunk whose kernel for both pairs them runs both in one launch, the
-    /// others each query alone (both non-empty).
-    fn load_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
+    /// `partner`'s profiles, the pair's profile and which chunks pair it
+    /// with `query`, on the host.
+    fn host_partner(&self, query: &[u8], partner: &[u8]) -> Result<HostPartner> {
+        let gaps = self.scoring.gaps.kernel_gaps();
+        let range = (
+            self.scoring.matrix.min_score(),
+            self.scoring.matrix.max_score(),
+        );
+        let mut pair_kernel = None;
+        let mut paired = Vec::with_capacity(self.chunks.len());
+        for (k, chunk) in self.chunks.iter().enumerate() {
+            let kernel = self.chunk_kernel_for(k, query.len())?;
+            let pairs = kernel == self.chunk_kernel_for(k, partner.len())?
+                && kernel.adapter().pairs().is_some_and(|p| {
+                    p.pairs_queries(query.len(), partner.len(), chunk.longest, gaps, range)
+                });
+            // One pairing kernel a pair: the first chunk's.
+            let pairs = pairs && *pair_kernel.get_or_insert(kernel) == kernel;
+            paired.push(pairs);
+        }
+        let pair = pair_kernel.map(|kernel| {
+            (
+                kernel,
+                kernel.pair_profile(query, partner, &self.scoring.matrix),
+            )
+        });
+        Ok(HostPartner {
+            len: partner.len(),
+            query: self.query_profiles(partner),
+            pair,
+            paired,
+        })
+    }
+
+    /// Loads `query` and, if `host` has one, its partner to score beside
+    /// it, from their profiles built on the host
+    /// ([`GpuEngine::host_profiles`] of `query`): each chunk whose kernel
+    /// for both pairs them runs both in one launch, the others each query
+    /// alone.
+    fn load_queries(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
+        debug_assert_eq!(host.len, query.len(), "profiles of another query");
         self.ctx
             .bind_to_thread()
             .map_err(self.info.error("binding the device"))?;
@@ -353,9 +452,9 @@ impl GpuEngine {
         if query.is_empty() {
             return Ok(());
         }
-        self.query = self.upload_profiles(query)?;
-        if let Some(partner) = partner.filter(|p| !p.is_empty()) {
-            self.partner = Some(self.load_partner(query, partner, old_scores)?);
+        self.query = self.upload_profiles(host.query)?;
+        if let Some(partner) = host.partner {
+            self.partner = Some(self.load_partner(partner, old_scores)?);
         }
         // The shared scratch: the most any chunk's launches ask for with it
         // (a chunk's own length and count: the query-group kernels' need
@@ -379,35 +478,11 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// `partner`'s profiles, the pair's profile and which chunks pair it
-    /// with `query`, and its scores' buffer (`scores`, the last partner's,
-    /// or a new one).
-    fn load_partner(
-        &self,
-        query: &[u8],
-        partner: &[u8],
-        scores: Option<CudaSlice<i32>>,
-    ) -> Result<Partner> {
-        let gaps = self.scoring.gaps.kernel_gaps();
-        let range = (
-            self.scoring.matrix.min_score(),
-            self.scoring.matrix.max_score(),
-        );
-        let mut pair_kernel = None;
-        let mut paired = Vec::with_capacity(self.chunks.len());
-        for (k, chunk) in self.chunks.iter().enumerate() {
-            let kernel = self.chunk_kernel_for(k, query.len())?;
-            let pairs = kernel == self.chunk_kernel_for(k, partner.len())?
-                && kernel.adapter().pairs().is_some_and(|p| {
-                    p.pairs_queries(query.len(), partner.len(), chunk.longest, gaps, range)
-                });
-            // One pairing kernel a pair: the first chunk's.
-            let pairs = pairs && *pair_kernel.get_or_insert(kernel) == kernel;
-            paired.push(pairs);
-        }
-        let pair = match pair_kernel {
-            Some(kernel) => {
-                let profile = kernel.pair_profile(query, partner, &self.scoring.matrix);
+    /// A partner on the device: its profiles and the pair's, and its
+    /// scores' buffer (`scores`, the last partner's, or a new one).
+    fn load_partner(&self, host: HostPartner, scores: Option<CudaSlice<i32>>) -> Result<Partner> {
+        let pair = match host.pair {
+            Some((kernel, profile)) => {
                 let profile = self
                     .stream
                     .clone_htod(&profile)
@@ -424,10 +499,10 @@ impl GpuEngine {
                 .map_err(self.info.error("allocating the scores"))?,
         };
         Ok(Partner {
-            len: partner.len(),
-            query: self.upload_profiles(partner)?,
+            len: host.len,
+            query: self.upload_profiles(host.query)?,
             pair,
-            paired,
+            paired: host.paired,
             scores,
         })
     }

@@ -1,8 +1,10 @@
 //! Where one query's time goes on a GPU engine, for engineers who want to
 //! know whether a search waits on the GPU or on the host:
 //! `WARPSW_TIMELINE=on` prints one line a query to standard error, with
-//! the host's time between the search's stages (profiles uploaded,
-//! launches queued, every chunk joined, scores read back) and the GPU's
+//! the host's time between the search's stages (profiles built and
+//! uploaded, or only uploaded where a search of pairs built them while
+//! the pair before was scoring; launches queued, every chunk joined,
+//! scores read back) and the GPU's
 //! between the same points, from timed events on the engine's stream, plus
 //! the span and sum of the chunks' own launches on their streams.
 //!

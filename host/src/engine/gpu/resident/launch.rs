@@ -20,10 +20,29 @@ impl GpuEngine {
     /// chunks go to the workers as they come free ([`Dispatch::AsFreed`]),
     /// a short one's all at once, in turn.
     pub(super) fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
-        // A timeline is this query's or none (not a query's before).
+        self.start_timeline();
+        let host = self.host_profiles(query, partner)?;
+        self.launch_loaded(query, host)
+    }
+
+    /// [`GpuEngine::launch_queries`] with the profiles already built on the
+    /// host ([`GpuEngine::host_profiles`] of `query` and its partner): the
+    /// timeline's "profiles" times their upload alone.
+    pub(super) fn launch_prepared(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
+        self.start_timeline();
+        self.launch_loaded(query, host)
+    }
+
+    /// A timeline for the next query, or none (not a query's before).
+    fn start_timeline(&mut self) {
         self.timeline =
             (self.timeline_detail != Detail::Off).then(|| Timeline::start(&self.stream));
-        self.load_queries(query, partner)?;
+    }
+
+    /// Uploads `host` and launches `query`'s chunks
+    /// ([`GpuEngine::launch_queries`]).
+    fn launch_loaded(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
+        self.load_queries(query, host)?;
         if self.query.is_empty() {
             return Ok(());
         }
@@ -435,7 +454,8 @@ impl GpuEngine {
     ) -> Result<Vec<Vec<i32>>> {
         let mut order: Vec<usize> = (0..queries.len()).collect();
         order.sort_by_key(|&q| queries[q].len());
-        let mut all = vec![Vec::new(); queries.len()];
+        // The pairs, each query with the next in length.
+        let mut pairs = Vec::new();
         let mut at = 0;
         while at < order.len() {
             let first = order[at];
@@ -443,15 +463,37 @@ impl GpuEngine {
             let partner = order.get(at + 1).copied().filter(|&q| {
                 self.pair_queries && !queries[first].is_empty() && !queries[q].is_empty()
             });
-            self.launch_queries(queries[first], partner.map(|q| queries[q]))?;
-            // The scores' host memory is written once while the GPU scores:
-            // its pages are then in place when the scores come back, which
-            // would otherwise fault them in with the GPU idle (up to 3.2 ms
-            // a query of 1,000,000 scores on an H200's host: benches/RESULTS.md,
-            // "A pair's scores' memory written while the GPU scores").
+            pairs.push((first, partner));
+            at += 1 + usize::from(partner.is_some());
+        }
+        let profiles_of = |engine: &Self, (first, partner): (usize, Option<usize>)| {
+            engine.host_profiles(queries[first], partner.map(|q| queries[q]))
+        };
+        let mut all = vec![Vec::new(); queries.len()];
+        let mut next = match pairs.first() {
+            Some(&pair) => Some(profiles_of(self, pair)?),
+            None => None,
+        };
+        for (i, &(first, partner)) in pairs.iter().enumerate() {
+            let host = next
+                .take()
+                .ok_or_else(|| Error::Internal("a pair's profiles were not built".into()))?;
+            self.launch_prepared(queries[first], host)?;
+            // Each chunk's join (and rescue) is queued first; then, while the
+            // GPU scores this pair, the host builds the next pair's profiles
+            // and writes once over the memory this pair's scores come back
+            // into: the GPU would wait for both otherwise (profiles built
+            // and uploaded took up to 2.9 ms a pair, and a read-back that
+            // faults its pages in up to 3.2 ms a query of 1,000,000 scores,
+            // on an H200's host: benches/gpu-runs/2026-11-29-h200-part2/call5
+            // and call6, benches/RESULTS.md).
+            let done = self.join_all_marked()?;
+            next = match pairs.get(i + 1) {
+                Some(&pair) => Some(profiles_of(self, pair)?),
+                None => None,
+            };
             let mut first_scores = touched(self.positions.len());
             let partner_scores = partner.map(|_| touched(self.positions.len()));
-            let done = self.join_all_marked()?;
             let mut cells = queries[first].len() as u64;
             if let Some(q) = partner {
                 cells += queries[q].len() as u64;
@@ -470,7 +512,6 @@ impl GpuEngine {
                 self.scores_into(Which::Partner, &mut scores)?;
                 all[q] = scores;
             }
-            at += 1 + usize::from(partner.is_some());
         }
         Ok(all)
     }
