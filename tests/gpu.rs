@@ -848,6 +848,63 @@ fn gpu_query_pairs_match_the_reference() {
     }
 }
 
+/// A batch of pairs whose two queries' scores do not fit the engine's
+/// page-locked buffer together (2,100,000 sequences: 4,200,000 scores a
+/// pair, above its 4 Mi) read each query's back in turn, and the pairs
+/// whose scores fit (the first 100,000 sequences) come out of the buffer
+/// after the next pair is launched: every score equals the query scored
+/// alone, and the reference on every 499th sequence.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_query_pairs_beyond_the_page_locked_buffer_match_each_query_alone() {
+    let mut rng = hay::rng(125);
+    let seqs: Vec<Vec<u8>> = (0..2_100_000)
+        .map(|_| {
+            let len = rand::Rng::random_range(&mut rng, 46..=64);
+            hay::random_codes(&mut rng, len, false)
+        })
+        .collect();
+    // 300 with 610 pair on chunks of 46 rows and more.
+    assert!(query_group_i16x2::queries_pay(300, 610, 46, true));
+    let queries: Vec<Vec<u8>> = [300, 610, 144, 189]
+        .iter()
+        .map(|&l| hay::random_codes(&mut rng, l, false))
+        .collect();
+    let batch: Vec<&[u8]> = queries.iter().map(|q| &q[..]).collect();
+    let scoring = hay::blosum62(10, 1);
+    let budget = MemoryCap::UNLIMITED.free(0).expect("GPU 0 answers");
+    for sequences in [2_100_000, 100_000] {
+        let db = hay::database(seqs[..sequences].to_vec());
+        let plan = gpu0_plan(KernelChoice::default(), &db, &scoring);
+        let mut engine = GpuEngine::builder(0, scoring.clone(), plan.clone())
+            .streams(8)
+            .database(&db, budget)
+            .expect("GPU 0 opens");
+        let got = engine.score_batch(&batch).expect("GPU 0 scores");
+        for (q, query) in queries.iter().enumerate() {
+            let alone = engine.score_all(query).expect("GPU 0 scores");
+            assert!(
+                got[q] == alone,
+                "{plan}, {sequences} sequences, query length {}: the batch's scores differ from the query's alone",
+                query.len()
+            );
+            let wrong: Vec<usize> = (0..db.len())
+                .into_par_iter()
+                .step_by(499)
+                .filter(|&i| {
+                    got[q][i] != local_score(query, db.sequence(i), &scoring.matrix, scoring.gaps)
+                })
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{plan}, {sequences} sequences, query length {}: {} of the sampled scores differ from the reference",
+                query.len(),
+                wrong.len()
+            );
+        }
+    }
+}
+
 /// A pair handing its longer query over where the chunk's borders do not
 /// fit one launch: 60,001 sequences of 280 residues in one chunk, more
 /// than the border scratch holds on a GPU of up to 234 multiprocessors

@@ -13,6 +13,7 @@
 //! `bench` of the 22 short queries ran 1–3 % faster (benches/RESULTS.md,
 //! "Scores read back through page-locked memory").
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream, CudaView, DriverError, PinnedHostSlice};
@@ -28,6 +29,8 @@ pub(super) struct ReadBack {
     pinned: Option<PinnedHostSlice<i32>>,
     /// Page-locking failed once: the buffer stays as it is from then on.
     unavailable: bool,
+    /// Scores the last [`ReadBack::stage`] left at the buffer's start.
+    staged: usize,
 }
 
 impl ReadBack {
@@ -120,6 +123,57 @@ impl ReadBack {
         })
     }
 
+    /// `srcs` copied on `stream` once the stream reaches the copies, one
+    /// after another into the page-locked buffer (enlarged first where it
+    /// is shorter and can be), where together they fit in it: `true`, and
+    /// [`ReadBack::staged`] hands them out until the next stage. `false`,
+    /// nothing copied, where they do not fit or the engine has no buffer.
+    /// What a read-back of several queries' scores leaves for later: the
+    /// copy out of the buffer, which the host can do while the GPU scores
+    /// the next queries.
+    pub(super) fn stage(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        srcs: &[CudaView<'_, i32>],
+    ) -> Result<bool, DriverError> {
+        self.staged = 0;
+        let total: usize = srcs.iter().map(|src| src.len()).sum();
+        if total > PINNED_SCORES {
+            return Ok(false);
+        }
+        let Some(pinned) = self.buffer_for(stream, total) else {
+            return Ok(false);
+        };
+        if pinned.len() < total {
+            return Ok(false);
+        }
+        let host = pinned.as_mut_slice()?;
+        let mut at = 0;
+        for src in srcs.iter().filter(|src| !src.is_empty()) {
+            // Exactly the source's length: cudarc copies as many elements
+            // as the host slice holds.
+            stream.memcpy_dtoh(src, &mut host[at..at + src.len()])?;
+            at += src.len();
+        }
+        // As `reserve`'s safety asks: nothing reads the buffer, or copies
+        // into it, before these copies are done.
+        stream.synchronize()?;
+        self.staged = total;
+        Ok(true)
+    }
+
+    /// Positions `range` of what the last [`ReadBack::stage`] copied (its
+    /// sources one after another); `None` beyond it.
+    pub(super) fn staged(&self, range: Range<usize>) -> Option<&[i32]> {
+        if range.end > self.staged {
+            return None;
+        }
+        let pinned = self.pinned.as_ref()?;
+        // The stage synchronized its stream after its copies; the buffer's
+        // own event has nothing newer to wait for.
+        pinned.as_slice().ok().map(|host| &host[range])
+    }
+
     /// The page-locked buffer for a read-back of `n` scores, enlarged
     /// first where it is shorter and can be; none where the engine has
     /// none.
@@ -128,6 +182,8 @@ impl ReadBack {
         stream: &Arc<CudaStream>,
         n: usize,
     ) -> Option<&mut PinnedHostSlice<i32>> {
+        // Whatever was staged is about to be written over.
+        self.staged = 0;
         self.reserve(stream.context(), n.min(PINNED_SCORES));
         self.pinned.as_mut()
     }
