@@ -864,8 +864,15 @@ fn gpu_query_pairs_beyond_the_page_locked_buffer_match_each_query_alone() {
             hay::random_codes(&mut rng, len, false)
         })
         .collect();
-    // 300 with 610 pair on chunks of 46 rows and more.
-    assert!(query_group_i16x2::queries_pay(300, 610, 46, true));
+    // 300 with 610 run in one launch on every chunk (the hand-over on, as
+    // by default); 144 with 189 load together but run each alone: both
+    // pairs' scores come back by the pairs' path.
+    for rows in 46..=64 {
+        assert!(
+            query_group_i16x2::queries_pay(300, 610, rows, true),
+            "{rows}"
+        );
+    }
     let queries: Vec<Vec<u8>> = [300, 610, 144, 189]
         .iter()
         .map(|&l| hay::random_codes(&mut rng, l, false))

@@ -658,9 +658,11 @@ impl Engine for GpuEngine {
 
     /// Every chunk's launch is queued at once (two queries' where they
     /// pair); `progress` hears each chunk's cells as it is done, in launch
-    /// order, and each query's scores come back in one copy at the end
-    /// (with batches of query pairs, a batch's scores at once), through
-    /// the engine's page-locked buffer (in pieces of at most 16 MiB).
+    /// order, and a pair's scores come back in one copy at the end, into
+    /// the engine's page-locked buffer, from which they are copied out
+    /// once the next pair is launched (each query's in turn where they do
+    /// not fit it; with batches of query pairs, a batch's scores at once,
+    /// in pieces of at most 16 MiB).
     fn score_batch_reporting(
         &mut self,
         queries: &[&[u8]],

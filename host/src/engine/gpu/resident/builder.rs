@@ -216,13 +216,14 @@ impl GpuEngineBuilder {
             .synchronize()
             .map_err(stage("uploading the database"))?;
         let upload_seconds = started.elapsed().as_secs_f64();
-        // Room for a pair's scores where queries pair: a search of pairs
-        // stages both in it (`GpuEngine::stage_scores`), and enlarging it
-        // at the first pair's read-back kept the GPU waiting 4.7 ms (one
-        // H200's host, 1,000,000 sequences: benches/RESULTS.md, "Between
-        // two pairs").
-        let staged = if pair_queries { 2 } else { 1 } * positions.len();
-        let read_back = super::read_back::ReadBack::for_scores(&ctx, staged);
+        // Room for a pair's scores where queries may pair (also in an
+        // engine that is then given one query at a time): a search of
+        // pairs stages both in it (`GpuEngine::stage_scores`), and
+        // enlarging it at the first pair's read-back kept the GPU waiting
+        // 4.7 ms (one H200's host, 1,000,000 sequences: benches/RESULTS.md,
+        // "Between two pairs").
+        let read_back_scores = if pair_queries { 2 } else { 1 } * positions.len();
+        let read_back = super::read_back::ReadBack::for_scores(&ctx, read_back_scores);
 
         let mut engine = GpuEngine {
             info,

@@ -22,7 +22,7 @@ impl GpuEngine {
     pub(super) fn launch_queries(&mut self, query: &[u8], partner: Option<&[u8]>) -> Result<()> {
         self.start_timeline();
         let host = self.host_profiles(query, partner)?;
-        self.launch_loaded(query, host)
+        self.load_and_launch(query, host)
     }
 
     /// [`GpuEngine::launch_queries`] with the profiles already built on the
@@ -30,7 +30,7 @@ impl GpuEngine {
     /// timeline's "profiles" times their upload alone.
     pub(super) fn launch_prepared(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
         self.start_timeline();
-        self.launch_loaded(query, host)
+        self.load_and_launch(query, host)
     }
 
     /// A timeline for the next query, or none (not a query's before).
@@ -41,7 +41,7 @@ impl GpuEngine {
 
     /// Uploads `host` and launches `query`'s chunks
     /// ([`GpuEngine::launch_queries`]).
-    fn launch_loaded(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
+    fn load_and_launch(&mut self, query: &[u8], host: HostProfiles) -> Result<()> {
         self.load_queries(query, host)?;
         if self.query.is_empty() {
             return Ok(());
@@ -408,15 +408,25 @@ impl GpuEngine {
         }
     }
 
-    /// Every loaded query's scores of [`GpuEngine::positions`], once every
-    /// chunk is joined, copied into the engine's page-locked buffer one
-    /// after another ([`GpuEngine::loaded`]'s order), where together they
-    /// fit in it: `true`, and [`GpuEngine::staged_scores_into`] copies
-    /// each out, also after other queries are loaded. `false`, nothing
-    /// read, where they do not fit or the query is empty
-    /// ([`GpuEngine::scores_into`] then reads them).
-    fn stage_scores(&mut self) -> Result<bool> {
+    /// Every loaded query's scores of [`GpuEngine::positions`] (one slice
+    /// of `scores` each, in [`GpuEngine::loaded`]'s order), once every
+    /// chunk is joined: copied into the engine's page-locked buffer one
+    /// after another where together they fit in it (`true`: then
+    /// [`GpuEngine::staged_scores_into`] copies each out, also after other
+    /// queries are loaded), else read into `scores` now (`false`; all 0
+    /// for an empty query). The timeline's "read-back" is the copy from
+    /// the device, of both queries.
+    fn stage_scores(&mut self, scores: &mut [&mut [i32]]) -> Result<bool> {
+        let n = self.positions.len();
+        if scores.len() != self.loaded().len() || scores.iter().any(|s| s.len() != n) {
+            return Err(Error::Internal(format!(
+                "scores of {} queries asked for {} loaded, {n} positions",
+                scores.len(),
+                self.loaded().len()
+            )));
+        }
         if self.query.is_empty() {
+            scores.iter_mut().for_each(|s| s.fill(0));
             return Ok(false);
         }
         self.join_all()?;
@@ -424,7 +434,6 @@ impl GpuEngine {
         if let Some(timeline) = &mut timeline {
             timeline.mark("joined", &self.stream);
         }
-        let n = self.positions.len();
         // Taken out for the call: `loaded_query` borrows all of `self`.
         let mut read_back = std::mem::take(&mut self.read_back);
         let staged = self
@@ -438,13 +447,14 @@ impl GpuEngine {
                     .map_err(self.info.error("reading the scores back"))
             });
         self.read_back = read_back;
-        if staged? {
-            self.report_timeline(timeline);
-            Ok(true)
-        } else {
-            self.timeline = timeline;
-            Ok(false)
+        let staged = staged?;
+        if !staged {
+            for (which, dst) in self.loaded().into_iter().zip(scores.iter_mut()) {
+                self.read_back_into(which, 0..n, dst)?;
+            }
         }
+        self.report_timeline(timeline);
+        Ok(staged)
     }
 
     /// The scores of the `index`th query (in [`GpuEngine::loaded`]'s
@@ -455,6 +465,7 @@ impl GpuEngine {
         let staged = self
             .read_back
             .staged(index * n..(index + 1) * n)
+            .map_err(self.info.error("reading the scores back"))?
             .ok_or_else(|| Error::Internal(format!("no staged scores of query {index}")))?;
         scores.copy_from_slice(staged);
         Ok(())
@@ -501,17 +512,10 @@ impl GpuEngine {
         read
     }
 
-    /// Launches `query` (and its partner) from `next`, the profiles built
+    /// Launches `query` (and its partner) from `host`, the profiles built
     /// for them on the host, and queues each chunk's join: what waits for
     /// chunk `k` ([`GpuEngine::join_all_marked`]).
-    fn launch_pair(
-        &mut self,
-        query: &[u8],
-        next: &mut Option<HostProfiles>,
-    ) -> Result<Vec<Option<CudaEvent>>> {
-        let host = next
-            .take()
-            .ok_or_else(|| Error::Internal("a pair's profiles were not built".into()))?;
+    fn launch_pair(&mut self, query: &[u8], host: HostProfiles) -> Result<Vec<Option<CudaEvent>>> {
         self.launch_prepared(query, host)?;
         self.join_all_marked()
     }
@@ -543,29 +547,26 @@ impl GpuEngine {
             engine.host_profiles(queries[first], partner.map(|q| queries[q]))
         };
         let mut all = vec![Vec::new(); queries.len()];
-        let mut next = match pairs.first() {
-            Some(&pair) => Some(profiles_of(self, pair)?),
-            None => None,
+        let Some(&(first, partner)) = pairs.first() else {
+            return Ok(all);
         };
-        let mut launched = None;
+        let host = profiles_of(self, (first, partner))?;
+        let mut launched = self.launch_pair(queries[first], host)?;
         for (i, &(first, partner)) in pairs.iter().enumerate() {
-            let done = match launched.take() {
-                Some(done) => done,
-                None => self.launch_pair(queries[first], &mut next)?,
-            };
+            let done = std::mem::take(&mut launched);
             // Each chunk's join (and rescue) is queued first; then, while the
             // GPU scores this pair, the host builds the next pair's profiles
-            // and writes once over the memory this pair's scores come back
-            // into: the GPU would wait for both otherwise (profiles built
-            // and uploaded took up to 2.9 ms a pair, and a read-back that
-            // faults its pages in up to 3.2 ms a query of 1,000,000 scores,
-            // on an H200's host: benches/gpu-runs/2026-11-29-h200-part2/call5
-            // and call6, benches/RESULTS.md).
-            if next.is_none()
-                && let Some(&pair) = pairs.get(i + 1)
-            {
-                next = Some(profiles_of(self, pair)?);
-            }
+            // (built and uploaded between two pairs they kept the GPU
+            // waiting up to 2.9 ms a pair on an H200's host) and writes once
+            // over the memory this pair's scores go into (a read-back
+            // straight into fresh pages, as for pairs beyond the
+            // page-locked buffer, faulted them in for up to 3.2 ms a query
+            // of 1,000,000 scores): benches/gpu-runs/2026-11-29-h200-part2/
+            // call5 and call6, benches/RESULTS.md.
+            let next = match pairs.get(i + 1) {
+                Some(&pair) => Some((pair.0, profiles_of(self, pair)?)),
+                None => None,
+            };
             let mut first_scores = touched(self.positions.len());
             let mut partner_scores = partner.map(|_| touched(self.positions.len()));
             let mut cells = queries[first].len() as u64;
@@ -582,17 +583,16 @@ impl GpuEngine {
             }
             // Both queries' scores come back into the page-locked buffer;
             // the next pair is launched before they are copied out of it,
-            // so that the GPU does not wait for that copy (about 0.5 ms a
-            // query of 1,000,000 scores on an H200's host).
-            let staged = self.stage_scores()?;
-            if !staged {
-                self.scores_into(Which::First, &mut first_scores)?;
-                if let Some(scores) = &mut partner_scores {
-                    self.scores_into(Which::Partner, scores)?;
-                }
-            }
-            if let Some(&(next_first, _)) = pairs.get(i + 1) {
-                launched = Some(self.launch_pair(queries[next_first], &mut next)?);
+            // so that the GPU does not wait for that copy (about 0.4 ms a
+            // query of 1,000,000 scores on an H200's host: benches/RESULTS.md,
+            // "Between two pairs").
+            let staged = {
+                let mut loaded = vec![&mut first_scores[..]];
+                loaded.extend(partner_scores.as_deref_mut());
+                self.stage_scores(&mut loaded)?
+            };
+            if let Some((next_first, host)) = next {
+                launched = self.launch_pair(queries[next_first], host)?;
             }
             if staged {
                 self.staged_scores_into(0, &mut first_scores)?;

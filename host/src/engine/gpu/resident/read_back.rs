@@ -1,8 +1,11 @@
 //! Scores read back through page-locked host memory: the engine keeps one
 //! such buffer of at most [`PINNED_SCORES`] scores, allocated with the
-//! engine for a query's scores and enlarged for a batch's, and a
-//! read-back larger than the buffer goes through it piece by piece, each
-//! piece copied on into the vector returned (or the caller's slice).
+//! engine for a query's scores (a pair's where queries pair) and enlarged
+//! for a batch's, and a read-back larger than the buffer goes through it
+//! piece by piece, each piece copied on into the vector returned (or the
+//! caller's slice). A pair's scores can also stay in it
+//! ([`ReadBack::stage`]) until the host copies them out, after the next
+//! pair is launched.
 //!
 //! cudarc's `clone_dtoh` copies into a new vector of pageable memory, which
 //! the driver fills through its own staging buffer. On one H200 the
@@ -57,13 +60,15 @@ impl ReadBack {
             return;
         }
         let size = scores.next_power_of_two().min(PINNED_SCORES);
-        // SAFETY: `through` (the one user of the buffer, for `read` and
-        // `read_into`) copies into the first `k` elements of the buffer
-        // before it reads those `k`, and reads none beyond them. cudarc
-        // records no event on the buffer for copies into a plain slice, so
-        // it must not be reused or freed while a copy into it is in
-        // flight: `through` synchronizes the stream after each copy, before
-        // anything else touches the buffer. Flags 0: cacheable, not
+        // SAFETY: the buffer's users are `through` (for `read` and
+        // `read_into`) and `stage`; each copies into elements of the
+        // buffer and reads only elements it (or, for `staged`, the last
+        // `stage`) copied into. cudarc records no event on the buffer for
+        // copies into a plain slice, so it must not be reused or freed
+        // while a copy into it is in flight: both synchronize the stream
+        // after their copies, failed or not, before they return, and
+        // every write resets `staged`, so that `staged` hands out only
+        // what the last `stage` left. Flags 0: cacheable, not
         // write-combined as cudarc's `alloc_pinned` makes it, since the
         // host reads it.
         match unsafe { ctx.alloc_pinned_with_flags::<i32>(size, 0) } {
@@ -148,30 +153,34 @@ impl ReadBack {
             return Ok(false);
         }
         let host = pinned.as_mut_slice()?;
-        let mut at = 0;
-        for src in srcs.iter().filter(|src| !src.is_empty()) {
-            // Exactly the source's length: cudarc copies as many elements
-            // as the host slice holds.
-            stream.memcpy_dtoh(src, &mut host[at..at + src.len()])?;
-            at += src.len();
-        }
-        // As `reserve`'s safety asks: nothing reads the buffer, or copies
-        // into it, before these copies are done.
-        stream.synchronize()?;
+        let copied = (|| {
+            let mut at = 0;
+            for src in srcs.iter().filter(|src| !src.is_empty()) {
+                // Exactly the source's length: cudarc copies as many
+                // elements as the host slice holds.
+                stream.memcpy_dtoh(src, &mut host[at..at + src.len()])?;
+                at += src.len();
+            }
+            Ok(())
+        })();
+        // As `reserve`'s safety asks, even after a failed copy (an earlier
+        // one may be in flight): nothing reads the buffer, copies into it
+        // or frees it before these copies are done.
+        let synchronized = stream.synchronize();
+        copied.and(synchronized)?;
         self.staged = total;
         Ok(true)
     }
 
     /// Positions `range` of what the last [`ReadBack::stage`] copied (its
     /// sources one after another); `None` beyond it.
-    pub(super) fn staged(&self, range: Range<usize>) -> Option<&[i32]> {
-        if range.end > self.staged {
-            return None;
-        }
-        let pinned = self.pinned.as_ref()?;
+    pub(super) fn staged(&self, range: Range<usize>) -> Result<Option<&[i32]>, DriverError> {
+        let Some(pinned) = self.pinned.as_ref().filter(|_| range.end <= self.staged) else {
+            return Ok(None);
+        };
         // The stage synchronized its stream after its copies; the buffer's
         // own event has nothing newer to wait for.
-        pinned.as_slice().ok().map(|host| &host[range])
+        Ok(Some(&pinned.as_slice()?[range]))
     }
 
     /// The page-locked buffer for a read-back of `n` scores, enlarged
