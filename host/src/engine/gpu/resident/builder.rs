@@ -220,7 +220,7 @@ impl GpuEngineBuilder {
         // engine that is then given one query at a time): a search of
         // pairs stages both in it (`GpuEngine::stage_scores`), and
         // enlarging it at the first pair's read-back kept the GPU waiting
-        // 4.7 ms (one H200's host, 1,000,000 sequences: benches/RESULTS.md,
+        // 4.7–6.4 ms (one H200's host, 1,000,000 sequences: benches/RESULTS.md,
         // "Between two pairs").
         let read_back_scores = if pair_queries { 2 } else { 1 } * positions.len();
         let read_back = super::read_back::ReadBack::for_scores(&ctx, read_back_scores);
