@@ -2,6 +2,7 @@
 //! kernels queued on the worker streams, the chunks joined and the scores
 //! read back, with the timeline's marks.
 
+use super::read_back::ReadBack;
 use super::*;
 
 impl GpuEngine {
@@ -379,16 +380,36 @@ impl GpuEngine {
             scores.fill(0);
             return Ok(());
         }
-        self.join_all()?;
-        let mut timeline = self.timeline.take();
-        if let Some(timeline) = &mut timeline {
-            timeline.mark("joined", &self.stream);
-        }
+        let timeline = self.join_for_read_back()?;
         // The buffer is in chunk order: each chunk follows the one before
         // (GpuEngineBuilder::chunks refuses any other).
         self.read_back_into(which, 0..scores.len(), scores)?;
         self.report_timeline(timeline);
         Ok(())
+    }
+
+    /// Joins every chunk and takes the loaded query's timeline, marked
+    /// "joined": what [`GpuEngine::report_timeline`] reports once its
+    /// scores are read.
+    fn join_for_read_back(&mut self) -> Result<Option<Timeline>> {
+        self.join_all()?;
+        let mut timeline = self.timeline.take();
+        if let Some(timeline) = &mut timeline {
+            timeline.mark("joined", &self.stream);
+        }
+        Ok(timeline)
+    }
+
+    /// `read` with the engine's page-locked buffer beside the engine,
+    /// taken out for the call (`loaded_query` borrows all of `self`).
+    fn with_read_back<T>(
+        &mut self,
+        read: impl FnOnce(&Self, &mut ReadBack) -> Result<T>,
+    ) -> Result<T> {
+        let mut read_back = std::mem::take(&mut self.read_back);
+        let result = read(self, &mut read_back);
+        self.read_back = read_back;
+        result
     }
 
     /// Prints `timeline` (the loaded query's), its scores just read.
@@ -429,25 +450,17 @@ impl GpuEngine {
             scores.iter_mut().for_each(|s| s.fill(0));
             return Ok(false);
         }
-        self.join_all()?;
-        let mut timeline = self.timeline.take();
-        if let Some(timeline) = &mut timeline {
-            timeline.mark("joined", &self.stream);
-        }
-        // Taken out for the call: `loaded_query` borrows all of `self`.
-        let mut read_back = std::mem::take(&mut self.read_back);
-        let staged = self
-            .loaded()
-            .into_iter()
-            .map(|which| Ok(self.loaded_query(which)?.2.slice(0..n)))
-            .collect::<Result<Vec<_>>>()
-            .and_then(|views| {
-                read_back
-                    .stage(&self.stream, &views)
-                    .map_err(self.info.error("reading the scores back"))
-            });
-        self.read_back = read_back;
-        let staged = staged?;
+        let timeline = self.join_for_read_back()?;
+        let staged = self.with_read_back(|engine, read_back| {
+            let views = engine
+                .loaded()
+                .into_iter()
+                .map(|which| Ok(engine.loaded_query(which)?.2.slice(0..n)))
+                .collect::<Result<Vec<_>>>()?;
+            read_back
+                .stage(&engine.stream, &views)
+                .map_err(engine.info.error("reading the scores back"))
+        })?;
         if !staged {
             for (which, dst) in self.loaded().into_iter().zip(scores.iter_mut()) {
                 self.read_back_into(which, 0..n, dst)?;
@@ -501,15 +514,12 @@ impl GpuEngine {
         range: Range<usize>,
         scores: &mut [i32],
     ) -> Result<()> {
-        // Taken out for the call: `loaded_query` borrows all of `self`.
-        let mut read_back = std::mem::take(&mut self.read_back);
-        let read = self.loaded_query(which).and_then(|(_, _, all)| {
+        self.with_read_back(|engine, read_back| {
+            let (_, _, all) = engine.loaded_query(which)?;
             read_back
-                .read_into(&self.stream, &all.slice(range), scores)
-                .map_err(self.info.error("reading the scores back"))
-        });
-        self.read_back = read_back;
-        read
+                .read_into(&engine.stream, &all.slice(range), scores)
+                .map_err(engine.info.error("reading the scores back"))
+        })
     }
 
     /// Launches `query` (and its partner) from `host`, the profiles built
@@ -561,8 +571,10 @@ impl GpuEngine {
             // over the memory this pair's scores go into (a read-back
             // straight into fresh pages, as for pairs beyond the
             // page-locked buffer, faulted them in for up to 3.2 ms a query
-            // of 1,000,000 scores): benches/gpu-runs/2026-11-29-h200-part2/
-            // call5 and call6, benches/RESULTS.md.
+            // of 1,000,000 scores; a copy out of the buffer would fault them
+            // in too, with nothing left to hide behind after the last
+            // pair): benches/gpu-runs/2026-11-29-h200-part2/call5 and call6,
+            // benches/RESULTS.md.
             let next = match pairs.get(i + 1) {
                 Some(&pair) => Some((pair.0, profiles_of(self, pair)?)),
                 None => None,
