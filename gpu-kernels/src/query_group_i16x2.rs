@@ -1194,21 +1194,40 @@ pub unsafe fn align_pass<
         }
     };
     // Four rows an iteration (a word of each sequence, `4 / D` steps): the
-    // next four rows' residues and left borders, loaded an iteration ahead.
+    // next four rows' residues, loaded an iteration ahead, and the left
+    // borders lane 0 takes after each of this iteration's steps, loaded
+    // at its start: the first is taken a whole step later, and fewer
+    // registers stay live across the iteration than with the next
+    // iteration's borders (ptxas 13.0: `g8_r20_queries` without a spill
+    // and 14 instructions an iteration fewer, most of them moves). The
+    // one-query configurations of 24 columns or more still load them an
+    // iteration ahead: loaded in the iteration, they spill in its loop
+    // (benches/RESULTS.md).
+    let borders_ahead = !Q && R >= 24;
     let border4 = |r: u32| {
         let r = r + D as u32;
         [left_of(r), left_of(r + 1), left_of(r + 2), left_of(r + 3)]
     };
     let mut low_word = word_of(low, has_low, 0);
     let mut high_word = word_of(low + 1, has_high, 0);
-    let mut border = border4(0);
+    let mut ahead = if borders_ahead {
+        border4(0)
+    } else {
+        [(0, 0); 4]
+    };
     let row_end = D as u32 * steps;
     let mut r0 = 0u32;
     while r0 < row_end {
         let w = r0 / 4 + 1;
         let next_low = word_of(low, has_low, w);
         let next_high = word_of(low + 1, has_high, w);
-        let next_border = border4(r0 + 4);
+        let border = if borders_ahead {
+            let border = ahead;
+            ahead = border4(r0 + 4);
+            border
+        } else {
+            border4(r0)
+        };
         for k in 0..4 / D {
             step(
                 r0 + (D * k) as u32,
@@ -1218,7 +1237,6 @@ pub unsafe fn align_pass<
         }
         low_word = next_low;
         high_word = next_high;
-        border = next_border;
         r0 += 4;
     }
 
