@@ -1196,13 +1196,16 @@ pub unsafe fn align_pass<
     // Four rows an iteration (a word of each sequence, `4 / D` steps): the
     // next four rows' residues, loaded an iteration ahead, and the left
     // borders lane 0 takes after each of this iteration's steps, loaded
-    // at its start: the first is taken a whole step later, and fewer
-    // registers stay live across the iteration than with the next
-    // iteration's borders (ptxas 13.0: `g8_r20_queries` without a spill
-    // and 14 instructions an iteration fewer, most of them moves). The
-    // one-query configurations of 24 columns or more still load them an
-    // iteration ahead: loaded in the iteration, they spill in its loop
-    // (benches/RESULTS.md).
+    // at the iteration's start (lane 0 takes the first only after the
+    // iteration's first step). Fewer registers then stay live across the
+    // steps' loop than with the next iteration's borders in flight
+    // (ptxas 13.0: `g8_r20_queries` and `g16_r20_queries` without their
+    // spill, 649 instructions an iteration against 663). The one-query
+    // configurations of 24 columns or more load them an iteration ahead
+    // as before: loaded in the iteration, the lifted ones of one row a
+    // step spill in the steps' loop (`g8_r24_lifted` 32 bytes,
+    // `g8_r28_lifted` 44 against 24), and for the others the change was
+    // not measured on a GPU (benches/RESULTS.md).
     let borders_ahead = !Q && R >= 24;
     let border4 = |r: u32| {
         let r = r + D as u32;
