@@ -765,6 +765,76 @@ fn query_group_kernel_matches_the_oracle_in_every_configuration() {
     }
 }
 
+/// Every configuration of the lifted update under the gap settings it is
+/// also compiled for (`FIXED_GAPS`: open 11 and open 10, extend 1), whose
+/// launches (and emulated runs) take the gaps as constants, equals the
+/// oracle: homologs with long gaps, random sequences, scores past 16 bits
+/// (a query against itself and a close copy), one pass and several.
+#[test]
+fn query_group_gaps_compiled_in_match_the_oracle() {
+    use gpu_kernels::group_i16x2::GapAddends;
+    use gpu_kernels::query_group_i16x2::{CONFIGS, FIXED_GAP_SUFFIXES, FIXED_GAPS, Update};
+    use host::scoring::Scoring;
+    let mut rng = StdRng::seed_from_u64(37);
+    let matrix = ScoreMatrix::by_name("blosum62").unwrap();
+    let base = random_codes(&mut rng, 7000);
+    let mut checked = 0;
+    for (k, config) in CONFIGS.iter().enumerate() {
+        let Some(symbols) = config.fixed_symbols else {
+            assert_ne!(config.update, Update::Lifted, "{}", config.symbol);
+            continue;
+        };
+        for (f, fixed) in FIXED_GAPS.iter().enumerate() {
+            let addends = GapAddends::new(*fixed);
+            assert_eq!(config.fixed_for(addends), f as u8 + 1);
+            assert_eq!(config.symbol_for(addends), symbols[f]);
+            assert_eq!(
+                symbols[f],
+                format!("{}{}", config.symbol, FIXED_GAP_SUFFIXES[f])
+            );
+            let scoring = Scoring {
+                matrix: matrix.clone(),
+                gaps: GapPenalty::new(fixed.first - fixed.extend, fixed.extend).unwrap(),
+            };
+            let w = config.width();
+            for (j, m) in [w - 1, 2 * w + 3].into_iter().enumerate() {
+                let query = mutate(&mut rng, &base[..m]);
+                let mut seqs: Vec<Vec<u8>> = (0..7)
+                    .map(|i| match i % 2 {
+                        0 => mutate(&mut rng, &query),
+                        _ => {
+                            let len = rng.random_range(0..400);
+                            random_codes(&mut rng, len)
+                        }
+                    })
+                    .collect();
+                seqs.extend([vec![], vec![7], query.clone()]);
+                check_query_group(k, &query, &seqs, &scoring, [3, 8][j]);
+                checked += 1;
+            }
+        }
+    }
+    // Past 16 bits: 7,000 residues score about 40,000 against themselves.
+    let k = CONFIGS
+        .iter()
+        .position(|c| c.symbol.ends_with("g8_r20_queries"))
+        .unwrap();
+    let long = base.clone();
+    let seqs = vec![
+        long.clone(),
+        mutate(&mut rng, &long),
+        random_codes(&mut rng, 900),
+    ];
+    for fixed in FIXED_GAPS {
+        let scoring = Scoring {
+            matrix: matrix.clone(),
+            gaps: GapPenalty::new(fixed.first - fixed.extend, fixed.extend).unwrap(),
+        };
+        check_query_group(k, &long, &seqs, &scoring, 3);
+    }
+    assert!(checked >= 2 * FIXED_GAPS.len() * 20, "{checked} runs");
+}
+
 /// A query resumed at a later pass (`QueryGroupParams::first_column`: the
 /// launches from that column on read their first border from the scratch
 /// and raise the scores), in every configuration of one query that runs

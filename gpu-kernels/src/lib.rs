@@ -34,6 +34,8 @@
 //!   query partition in registers).
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![feature(portable_simd)]
+// Entry points named after the configuration they specialise (`${concat(..)}`).
+#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
@@ -76,11 +78,10 @@ pub fn launch_bounds(hopper: bool) -> Vec<(&'static str, u32, u32)> {
     group_i16x2::CONFIGS
         .iter()
         .map(|c| (c.symbol, block, c.max_registers(hopper)))
-        .chain(
-            query_group_i16x2::CONFIGS
-                .iter()
-                .map(|c| (c.symbol, block, c.max_registers(hopper))),
-        )
+        .chain(query_group_i16x2::CONFIGS.iter().flat_map(|c| {
+            let registers = c.max_registers(hopper);
+            c.symbols().map(move |symbol| (symbol, block, registers))
+        }))
         .chain([(
             query_group_i32::SYMBOL,
             rescue_block,

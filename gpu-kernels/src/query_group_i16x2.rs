@@ -118,6 +118,23 @@
 //! chains raised the issue rate less than they raised the instructions or
 //! the min/max pipe's load (benches/RESULTS.md).
 //!
+//! # Gap costs as immediates
+//! The lifted update adds four gap constants to every cell (`-first` and
+//! `-extend` as 32-bit addends, `-extend` in both halves, `first` as E's
+//! floor). Taken from the launch's parameters, each is a register that
+//! every one of those instructions reads; compiled in, each is an
+//! immediate operand (`VIADD`, `VIADDMNMX` and `VIMNMX3` take one), and
+//! the steps read a quarter fewer registers. Same instructions, same
+//! count (ptxas 13.0, `g8_r20_queries`: 646 an iteration against 649),
+//! yet on an H200 the 20 standard queries ran 12 % faster on 1,000,000
+//! sequences of 128, 256 and 512 residues (benches/RESULTS.md). So every
+//! configuration of the lifted update is compiled once more for each gap
+//! setting of [`FIXED_GAPS`], an entry point named with its
+//! [`FIXED_GAP_SUFFIXES`] (`sw_query_group_i16x2_g8_r20_queries_o11e1`);
+//! [`Config::symbol_for`] picks the one for a launch's gaps, and any other
+//! gaps run the configuration's own entry point, which takes them from its
+//! parameters ([`align_pass`]'s `S`).
+//!
 //! # Rows a step
 //! A lane's row is one dependency chain: E runs through its `R` columns
 //! one after another (three operations a column under the lifted update),
@@ -240,7 +257,7 @@ use crate::group_i16x2::{
     GapAddends, PackedGaps, bits, column_update, group_best, load_slot, pair, row_of_cells, slot,
 };
 use crate::layout::{NUM_CODES, PAD_CODE, code_byte, score_pair};
-use crate::recurrence::Score;
+use crate::recurrence::{Gaps, Score};
 pub use crate::simt_i16x2::{NEG_INF_I16, SCORE_LIMIT, gaps_fit};
 use crate::vector::Vector;
 
@@ -767,17 +784,62 @@ struct LiftedGaps {
 }
 
 impl LiftedGaps {
+    /// The addends of `g` with `S` 0 (module docs, *Gap costs as
+    /// immediates*), else of [`FIXED_GAPS`]`[S - 1]`, which `g` must be
+    /// (checked on the host), as constants.
     #[inline(always)]
-    fn new(g: GapAddends) -> Self {
-        let first = g.first & 0xffff;
-        let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
+    fn new<const S: u8>(g: GapAddends) -> Self {
+        if S == 0 {
+            let first = g.first & 0xffff;
+            let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
+            return LiftedGaps {
+                minus_first: 0u32.wrapping_sub(first * 0x1_0001),
+                minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
+                minus_extend_pair: pair(g.minus_extend as i32),
+                first: pair(g.first as i32),
+            };
+        }
+        let fixed = FIXED_GAPS[S as usize - 1];
+        #[cfg(not(target_arch = "nvptx64"))]
+        assert!(
+            g == GapAddends::new(fixed),
+            "an entry point for gaps {fixed:?} launched with others"
+        );
+        let (first, extend) = (fixed.first as u32, fixed.extend as u32);
         LiftedGaps {
             minus_first: 0u32.wrapping_sub(first * 0x1_0001),
             minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
-            minus_extend_pair: pair(g.minus_extend as i32),
-            first: pair(g.first as i32),
+            minus_extend_pair: i16x2::splat(-(extend as i16)),
+            first: i16x2::splat(first as i16),
         }
     }
+}
+
+/// The gap settings that every configuration of the lifted update is also
+/// compiled for, with the gaps as immediates (module docs, *Gap costs as
+/// immediates*): open 11, extend 1 (warpsw's default, BLAST's for
+/// BLOSUM62) and open 10, extend 1 (CUDASW++'s default).
+pub const FIXED_GAPS: [Gaps; 2] = [
+    Gaps {
+        first: 12,
+        extend: 1,
+    },
+    Gaps {
+        first: 11,
+        extend: 1,
+    },
+];
+
+/// The entry-point suffix of each of [`FIXED_GAPS`]: `_o<open>e<extend>`.
+pub const FIXED_GAP_SUFFIXES: [&str; FIXED_GAPS.len()] = ["_o11e1", "_o10e1"];
+
+/// Which of [`FIXED_GAPS`] the packed gaps `g` are, as [`align_pass`]'s
+/// `S`: its index plus one, or 0 for any others.
+pub fn fixed_gaps(g: GapAddends) -> u8 {
+    FIXED_GAPS
+        .iter()
+        .position(|&fixed| GapAddends::new(fixed) == g)
+        .map_or(0, |k| k as u8 + 1)
 }
 
 /// `a + b` as one 32-bit addition (no carry may cross the halves: module
@@ -985,7 +1047,9 @@ impl<const R: usize> Lane<R> {
 /// `N` is the number of lanes the calling code computes: `V::VL` on the host
 /// (one call computes the whole group), 1 on the GPU (each thread its own
 /// lane). `D` is the rows a lane computes a step, 1 or 2 (module docs,
-/// *Rows a step*).
+/// *Rows a step*). `S` is 0, or with the lifted update the gaps
+/// [`FIXED_GAPS`]`[S - 1]` compiled in ([`fixed_gaps`]; module docs, *Gap
+/// costs as immediates*).
 ///
 /// A pair past the launch's (`pair_index >= p.end_pair`, or past the
 /// chunk's end) aligns nothing and writes nothing, but runs every step with
@@ -994,7 +1058,8 @@ impl<const R: usize> Lane<R> {
 ///
 /// # Safety
 /// * `p.gaps` is [`GapAddends::new`] of gaps that [`gaps_fit`] with `first
-///   >= extend`, and the matrix's scores and `first` [`Update::fits`]
+///   >= extend` (with `S` above 0, of [`FIXED_GAPS`]`[S - 1]`, and `U` the
+///   lifted update), and the matrix's scores and `first` [`Update::fits`]
 ///   update `U` (with `Q`, the lifted one).
 /// * `window` holds [`Halves::window_words`]`(V::VL, R)` words (16-byte
 ///   aligned on the GPU), as [`window_source`], [`profile_bytes`] and
@@ -1020,6 +1085,7 @@ pub unsafe fn align_pass<
     const U: u8,
     const Q: bool,
     const D: usize,
+    const S: u8,
 >(
     p: &QueryGroupParams,
     window: *const u32,
@@ -1033,7 +1099,7 @@ pub unsafe fn align_pass<
     let has_low = in_launch && low < threads;
     let has_high = !Q && in_launch && low + 1 < threads;
     let g = PackedGaps::new(p.gaps);
-    let lifted = LiftedGaps::new(p.gaps);
+    let lifted = LiftedGaps::new::<S>(p.gaps);
     // H = 0 as the lanes keep it (`H - first` with the biased update), the
     // best before any cell, and the E where no gap is open (the lifted
     // update's floor, `first`: its H must never fall below it).
@@ -1390,8 +1456,12 @@ pub const NARROW_BORDER_STEP_COST: usize = 81;
 /// shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// The PTX entry point.
+    /// The PTX entry point (the gaps from its parameters).
     pub symbol: &'static str,
+    /// With the lifted update, the entry points of the same configuration
+    /// for each of [`FIXED_GAPS`] (module docs, *Gap costs as
+    /// immediates*).
+    pub fixed_symbols: Option<[&'static str; FIXED_GAPS.len()]>,
     /// Lanes per group, `G`.
     pub lanes: usize,
     /// Query columns per lane, `R`.
@@ -1412,6 +1482,29 @@ impl Config {
     /// Query columns of one pass, `G · R`.
     pub const fn width(&self) -> usize {
         self.lanes * self.columns
+    }
+
+    /// [`align_pass`]'s `S` for a launch of this configuration with gaps
+    /// `gaps`: [`fixed_gaps`] where it has entry points for them, else 0.
+    pub fn fixed_for(&self, gaps: GapAddends) -> u8 {
+        match self.fixed_symbols {
+            Some(_) => fixed_gaps(gaps),
+            None => 0,
+        }
+    }
+
+    /// The entry point a launch with gaps `gaps` runs: the one with them
+    /// compiled in where there is one ([`Config::fixed_for`]).
+    pub fn symbol_for(&self, gaps: GapAddends) -> &'static str {
+        match (self.fixed_for(gaps), self.fixed_symbols) {
+            (k @ 1.., Some(fixed)) => fixed[k as usize - 1],
+            _ => self.symbol,
+        }
+    }
+
+    /// Every entry point of this configuration.
+    pub fn symbols(&self) -> impl Iterator<Item = &'static str> + use<> {
+        core::iter::once(self.symbol).chain(self.fixed_symbols.into_iter().flatten())
     }
 
     /// Passes a query of `query_len` residues takes (at least one).
@@ -1517,41 +1610,14 @@ impl Config {
 macro_rules! query_group_configs {
     ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $blocks:expr)),* $(,)?) => {
         $(
-            /// GPU entry point: `G` lanes per pair of sequences (or per
-            /// sequence, two queries in the halves), `R` query columns per
-            /// lane, one pass of the query (module docs).
-            ///
-            /// # Safety
-            /// [`align_pass`]'s duties for every pair but the window's (the
-            /// entry point copies it) of every entry its grid's rows take
-            /// ([`QueryGroupParams::entry`]'s for the grid's `gridDim.y`
-            /// entries; a grid of one row: `p` itself); blocks a multiple of
-            /// 32 threads, at most [`crate::group_i16x2::BLOCK_THREADS`],
-            /// with [`Config::window_bytes`] of dynamic shared memory.
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {
-                // Block row `y` aligns entry `y` of a batch (the launch's
-                // one entry for a grid of one row).
-                let p = p.entry(core::arch::nvptx::_block_idx_y() as usize);
-                // Declared as 16-byte slices: the window's loads are 16 bytes.
-                let window = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>()
-                    .cast::<u32>();
-                const Q: bool = Halves::$halves.is_queries();
-                load_window::<$g, $r, { Update::$update as u8 }, Q>(&p, window);
-                // Every group of the warp runs (a group past the launch's
-                // pairs aligns nothing and writes nothing).
-                let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
-                let rows = crate::warp::warp_max(pair_rows::<Q>(&p, pair_index));
-                align_pass::<crate::vector::WarpVector<$g, true>, $r, 1, { Update::$update as u8 }, Q, $d>(
-                    &p, window, pair_index, rows,
-                );
-            }
+            query_group_entry!($name, $g, $r, $update, $halves, $d, 0);
+            fixed_gap_entries!($update, $name, $g, $r, $halves, $d);
         )*
 
         /// The compiled configurations; [`config_for`] picks one per chunk.
         pub const CONFIGS: [Config; [$($g),*].len()] = [$(Config {
             symbol: stringify!($name),
+            fixed_symbols: fixed_gap_symbols!($update, $name),
             lanes: $g,
             columns: $r,
             update: Update::$update,
@@ -1561,16 +1627,18 @@ macro_rules! query_group_configs {
         }),*];
 
         /// [`align_pass`] on the host for configuration `config` (an index
-        /// of [`CONFIGS`]), the whole group in one call.
+        /// of [`CONFIGS`]) with `S` = `fixed`, the whole group in one call.
         ///
         /// # Safety
         /// [`align_pass`]'s, with `window` [`host_window`] of `p` for
         /// `config` and `rows` the most of [`pair_rows`] over the pairs
         /// that share the pair's warp on the GPU; `config <
-        /// CONFIGS.len()`.
+        /// CONFIGS.len()`; `fixed` 0, or with the lifted update at most
+        /// [`FIXED_GAPS`]`.len()`.
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn align_pass_emulated(
             config: usize,
+            fixed: u8,
             p: &QueryGroupParams,
             window: *const u32,
             pair_index: usize,
@@ -1579,14 +1647,8 @@ macro_rules! query_group_configs {
             let mut k = 0;
             $(
                 if config == k {
-                    return align_pass::<
-                        crate::vector::HostVector<$g>,
-                        $r,
-                        $g,
-                        { Update::$update as u8 },
-                        { Halves::$halves.is_queries() },
-                        $d,
-                    >(p, window, pair_index, rows);
+                    emulated_pass!($update, fixed, $g, $r, $halves, $d, p, window, pair_index, rows);
+                    return;
                 }
                 k += 1;
             )*
@@ -1594,6 +1656,99 @@ macro_rules! query_group_configs {
             unreachable!("query-group configuration {config} of {}", CONFIGS.len());
         }
     };
+}
+
+/// One GPU entry point of a configuration ([`query_group_configs`]), its
+/// gaps from the parameters (`$fixed` 0) or [`FIXED_GAPS`]`[$fixed - 1]`.
+macro_rules! query_group_entry {
+    ($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $fixed:literal) => {
+        /// GPU entry point: `G` lanes per pair of sequences (or per
+        /// sequence, two queries in the halves), `R` query columns per
+        /// lane, one pass of the query (module docs); entry points with a
+        /// gap suffix have those gaps compiled in (module docs, *Gap costs
+        /// as immediates*).
+        ///
+        /// # Safety
+        /// [`align_pass`]'s duties for every pair but the window's (the
+        /// entry point copies it) of every entry its grid's rows take
+        /// ([`QueryGroupParams::entry`]'s for the grid's `gridDim.y`
+        /// entries; a grid of one row: `p` itself); blocks a multiple of
+        /// 32 threads, at most [`crate::group_i16x2::BLOCK_THREADS`],
+        /// with [`Config::window_bytes`] of dynamic shared memory.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(p: QueryGroupParams) {
+            // Block row `y` aligns entry `y` of a batch (the launch's
+            // one entry for a grid of one row).
+            let p = p.entry(core::arch::nvptx::_block_idx_y() as usize);
+            // Declared as 16-byte slices: the window's loads are 16 bytes.
+            let window =
+                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Slice>().cast::<u32>();
+            const Q: bool = Halves::$halves.is_queries();
+            load_window::<$g, $r, { Update::$update as u8 }, Q>(&p, window);
+            // Every group of the warp runs (a group past the launch's
+            // pairs aligns nothing and writes nothing).
+            let pair_index = (p.first_pair + crate::warp::global_thread_index() / $g) as usize;
+            let rows = crate::warp::warp_max(pair_rows::<Q>(&p, pair_index));
+            align_pass::<
+                crate::vector::WarpVector<$g, true>,
+                $r,
+                1,
+                { Update::$update as u8 },
+                Q,
+                $d,
+                $fixed,
+            >(&p, window, pair_index, rows);
+        }
+    };
+}
+
+/// A configuration's entry points for [`FIXED_GAPS`]: one each with the
+/// lifted update (suffixes as [`FIXED_GAP_SUFFIXES`]), none otherwise.
+macro_rules! fixed_gap_entries {
+    (Lifted, $name:ident, $g:literal, $r:literal, $halves:ident, $d:literal) => {
+        query_group_entry!(${concat($name, _o11e1)}, $g, $r, Lifted, $halves, $d, 1);
+        query_group_entry!(${concat($name, _o10e1)}, $g, $r, Lifted, $halves, $d, 2);
+    };
+    ($update:ident, $name:ident, $g:literal, $r:literal, $halves:ident, $d:literal) => {};
+}
+
+/// [`Config::fixed_symbols`] of a configuration ([`fixed_gap_entries`]).
+macro_rules! fixed_gap_symbols {
+    (Lifted, $name:ident) => {
+        Some([stringify!(${concat($name, _o11e1)}), stringify!(${concat($name, _o10e1)})])
+    };
+    ($update:ident, $name:ident) => {
+        None
+    };
+}
+
+/// [`align_pass_emulated`]'s call for one configuration: `S` = `$fixed`
+/// where the update is the lifted one, else 0.
+macro_rules! emulated_pass {
+    (Lifted, $fixed:ident, $g:literal, $r:literal, $halves:ident, $d:literal, $($args:ident),*) => {
+        match $fixed {
+            0 => emulated_pass!(@ 0, $g, $r, Lifted, $halves, $d, $($args),*),
+            1 => emulated_pass!(@ 1, $g, $r, Lifted, $halves, $d, $($args),*),
+            2 => emulated_pass!(@ 2, $g, $r, Lifted, $halves, $d, $($args),*),
+            _ => unreachable!("gap setting {} of {}", $fixed, FIXED_GAPS.len()),
+        }
+    };
+    (@ $s:literal, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $p:ident, $window:ident, $pair_index:ident, $rows:ident) => {
+        align_pass::<
+            crate::vector::HostVector<$g>,
+            $r,
+            $g,
+            { Update::$update as u8 },
+            { Halves::$halves.is_queries() },
+            $d,
+            $s,
+        >($p, $window, $pair_index, $rows)
+    };
+    ($update:ident, $fixed:ident, $g:literal, $r:literal, $halves:ident, $d:literal, $($args:ident),*) => {{
+        assert_eq!($fixed, 0, "gaps compiled in only with the lifted update");
+        emulated_pass!(@ 0, $g, $r, $update, $halves, $d, $($args),*)
+    }};
 }
 
 // Register caps: up to 12 columns a lane 80 (three blocks of 256 an SM),

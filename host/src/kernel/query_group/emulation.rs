@@ -465,7 +465,10 @@ pub(super) unsafe fn emulate_launch(
             })
             .max()
             .unwrap_or(0);
-        // SAFETY: the caller's.
-        unsafe { align_pass_emulated(config, p, window.as_ptr(), group, rows) };
+        // As the launch: the entry point with the gaps compiled in where
+        // the configuration has one for them.
+        let fixed = c.fixed_for(p.gaps);
+        // SAFETY: the caller's (and `fixed_for` gives `p.gaps`' own).
+        unsafe { align_pass_emulated(config, fixed, p, window.as_ptr(), group, rows) };
     }
 }

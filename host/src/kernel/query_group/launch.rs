@@ -303,7 +303,11 @@ pub(super) fn launch_pass(
     let config = CONFIGS[k];
     let mut grid = vector_grid(groups * config.lanes, config.window_bytes() as u32);
     grid.grid_dim.1 = entries as u32;
-    // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16 bits and
+    // The entry point with the launch's gaps compiled in, where there is one.
+    let symbol = config.symbol_for(p.gaps);
+    // SAFETY: `sw_query_group_i16x2_*`'s duties: the gaps fit 16 bits (and
+    // are the entry point's own where it has them compiled in: `symbol_for`
+    // picks it by them) and
     // the matrix's scores and `first` fit the configuration's update
     // (checked by the callers: `launch`'s `ScoreRange::runs`,
     // `launch_pair`'s `pairs_queries`, which asks for the lifted update,
@@ -323,5 +327,5 @@ pub(super) fn launch_pass(
     // of whole warps with the window's shared memory, a group for every
     // one of the launch; a batch's entries lie as the strides say
     // (checked by `launch_batch`), a row of blocks each.
-    unsafe { l.launch_params(config.symbol, p, grid, "running the query-group kernel") }
+    unsafe { l.launch_params(symbol, p, grid, "running the query-group kernel") }
 }

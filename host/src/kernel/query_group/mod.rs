@@ -126,7 +126,7 @@ pub(crate) struct QueryGroup;
 static EXTRA_SYMBOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     CONFIGS
         .iter()
-        .map(|c| c.symbol)
+        .flat_map(Config::symbols)
         .chain([HAND_OVER_SYMBOL])
         .chain(Group.extra_symbols().iter().copied())
         .collect()
@@ -233,7 +233,8 @@ pub fn describe_alone(
     let passes = c.passes(query_len);
     Ok(format!(
         "{} ({} lanes a group x {} columns a lane, {passes} pass{})",
-        c.symbol.trim_start_matches("sw_query_group_i16x2_"),
+        c.symbol_for(group_i16x2::GapAddends::new(gaps))
+            .trim_start_matches("sw_query_group_i16x2_"),
         c.lanes,
         c.columns,
         if passes == 1 { "" } else { "es" }
@@ -299,7 +300,7 @@ impl Adapter for QueryGroup {
     }
 
     fn dynamic_shared_bytes(&self, symbol: &str) -> usize {
-        match CONFIGS.iter().find(|c| c.symbol == symbol) {
+        match CONFIGS.iter().find(|c| c.symbols().any(|s| s == symbol)) {
             Some(c) => c.window_bytes(),
             None => Group.dynamic_shared_bytes(symbol),
         }

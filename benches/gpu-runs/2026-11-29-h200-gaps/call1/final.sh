@@ -1,0 +1,2 @@
+# As run (the device tool's command, .scratch carried; pipes.cu then without modes 7 and 8):
+cd .scratch && nvcc -arch=sm_90 -O3 -o pipes pipes.cu && cuobjdump -sass pipes | grep -oE "(VIMNMX3|VIMNMX|HMNMX2|VHMNMX|IMAD)[.A-Z0-9x]*" | sort | uniq -c; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader; ./pipes; ncu --metrics regex:sm__inst_executed_pipe_.*\.sum$ ./pipes > $OUT/ncu.txt 2>&1; grep -E "void k|pipe_(alu|fma|fmaheavy|fmalite|fp16|uniform)\.sum |pipe_fma_fp16|pipe_alu" $OUT/ncu.txt | grep -v " 0$" | head -80
