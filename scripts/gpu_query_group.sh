@@ -219,7 +219,7 @@ step_ncu() {
         WARPSW_QUERY_GROUP_CONFIG=$pin timeout 150 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
             --section LaunchStats --section InstructionStats --section ComputeWorkloadAnalysis \
             --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
-            -k "regex:^$symbol\$" --launch-skip "$skip" -c 2 \
+            -k "regex:^$symbol(_o[0-9]+e[0-9]+)?\$" --launch-skip "$skip" -c 2 \
             ./warpsw search -q q5478.fasta -d synth570k.wsw --device gpu --kernel "$name" --gpu-streams 1 \
             -o "$work/ncu_hits_$symbol.tsv" > "$work/ncu_$symbol.txt" 2>&1
         echo "== ncu $name ($symbol)"
@@ -454,7 +454,7 @@ step_ncupair() {
     timeout 200 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
         --section LaunchStats --section ComputeWorkloadAnalysis \
         --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active \
-        -k "regex:^$symbol\$" --launch-skip 350 -c 2 \
+        -k "regex:^$symbol(_o[0-9]+e[0-9]+)?\$" --launch-skip 350 -c 2 \
         ./warpsw search -q q2long.fasta -d synth570k.wsw --device gpu --kernel query-group-i16x2 --gpu-streams 1 \
         -o "$work/ncu_hits_pair.tsv" > "$work/ncu_pair.txt" 2>&1
     echo "== ncu two queries ($symbol)"

@@ -778,6 +778,12 @@ fn query_group_gaps_compiled_in_match_the_oracle() {
     let mut rng = StdRng::seed_from_u64(37);
     let matrix = ScoreMatrix::by_name("blosum62").unwrap();
     let base = random_codes(&mut rng, 7000);
+    // Each suffix names its gaps: `_o<open>e<extend>`.
+    for (suffix, fixed) in FIXED_GAP_SUFFIXES.iter().zip(FIXED_GAPS) {
+        let (open, extend) = suffix.trim_start_matches("_o").split_once('e').unwrap();
+        assert_eq!(open.parse::<i32>().unwrap(), fixed.first - fixed.extend, "{suffix}");
+        assert_eq!(extend.parse::<i32>().unwrap(), fixed.extend, "{suffix}");
+    }
     let mut checked = 0;
     for (k, config) in CONFIGS.iter().enumerate() {
         let Some(symbols) = config.fixed_symbols else {

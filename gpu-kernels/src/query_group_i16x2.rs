@@ -124,8 +124,9 @@
 //! floor). Taken from the launch's parameters, each is a register that
 //! every one of those instructions reads; compiled in, each is an
 //! immediate operand (`VIADD`, `VIADDMNMX` and `VIMNMX3` take one), and
-//! the steps read a quarter fewer registers. Same instructions, same
-//! count (ptxas 13.0, `g8_r20_queries`: 646 an iteration against 649),
+//! the steps read a quarter fewer registers. The same operations, about
+//! as many instructions (ptxas 13.0, `g8_r20_queries`: 646 an iteration
+//! against 649),
 //! yet on an H200 the 20 standard queries ran 12 % faster on 1,000,000
 //! sequences of 128, 256 and 512 residues (benches/RESULTS.md). So every
 //! configuration of the lifted update is compiled once more for each gap
@@ -1452,8 +1453,9 @@ pub const NARROW_MULTI_PASS_COLUMNS: usize = 24;
 #[cfg(not(target_arch = "nvptx64"))]
 pub const NARROW_BORDER_STEP_COST: usize = 81;
 
-/// One configuration of the query-group kernels: an entry point and its
-/// shape.
+/// One configuration of the query-group kernels: its entry points (one,
+/// or with the lifted update one more for each of [`FIXED_GAPS`]) and
+/// its shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     /// The PTX entry point (the gaps from its parameters).
@@ -1604,9 +1606,10 @@ impl Config {
 
 /// The configurations, each `(entry point, lanes per group G, columns per
 /// lane R, update, halves, rows a step D, [blocks per SM on sm_80, on
-/// sm_90])`: one PTX
-/// entry point each, [`CONFIGS`], and the host's emulated run
-/// ([`align_pass_emulated`]), from one list.
+/// sm_90])`: a PTX entry point each (with the lifted update also one for
+/// each of [`FIXED_GAPS`]: module docs, *Gap costs as immediates*),
+/// [`CONFIGS`], and the host's emulated run ([`align_pass_emulated`]),
+/// from one list.
 macro_rules! query_group_configs {
     ($(($name:ident, $g:literal, $r:literal, $update:ident, $halves:ident, $d:literal, $blocks:expr)),* $(,)?) => {
         $(
