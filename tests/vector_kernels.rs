@@ -781,7 +781,11 @@ fn query_group_gaps_compiled_in_match_the_oracle() {
     // Each suffix names its gaps: `_o<open>e<extend>`.
     for (suffix, fixed) in FIXED_GAP_SUFFIXES.iter().zip(FIXED_GAPS) {
         let (open, extend) = suffix.trim_start_matches("_o").split_once('e').unwrap();
-        assert_eq!(open.parse::<i32>().unwrap(), fixed.first - fixed.extend, "{suffix}");
+        assert_eq!(
+            open.parse::<i32>().unwrap(),
+            fixed.first - fixed.extend,
+            "{suffix}"
+        );
         assert_eq!(extend.parse::<i32>().unwrap(), fixed.extend, "{suffix}");
     }
     let mut checked = 0;
@@ -802,6 +806,9 @@ fn query_group_gaps_compiled_in_match_the_oracle() {
                 matrix: matrix.clone(),
                 gaps: GapPenalty::new(fixed.first - fixed.extend, fixed.extend).unwrap(),
             };
+            // The configuration itself runs (no fall-back to group-i16x2).
+            let (min, max) = (matrix.min_score(), matrix.max_score());
+            assert!(host::kernel::query_group::config_runs(k, *fixed, min, max));
             let w = config.width();
             for (j, m) in [w - 1, 2 * w + 3].into_iter().enumerate() {
                 let query = mutate(&mut rng, &base[..m]);
