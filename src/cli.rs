@@ -480,6 +480,14 @@ fn print_query_group_configs() {
             format!("{} / {}", g.blocks[0], g.blocks[1]),
         );
     }
+    let fixed: Vec<String> = host::kernel::query_group::fixed_gap_settings()
+        .map(|(open, extend, suffix)| format!("open {open} / extend {extend} ({suffix})"))
+        .collect();
+    println!(
+        "Each configuration of the lifted update is also compiled with the gaps as constants, \
+         the entry point a search with those gaps runs: {}.",
+        fixed.join(", ")
+    );
 }
 
 /// The configurations of `group-i16x2`: shape, update, the register cap

@@ -38,10 +38,11 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_kernels::layout::{NUM_CODES, PAD_CODE, PAD_SCORE};
 use gpu_kernels::query_group_i16x2::SLICE_COLUMNS;
 use gpu_kernels::query_group_i16x2::{
-    CONFIGS, Config, HAND_OVER_SYMBOL, Halves, HandOverParams, NARROW_GROUP_LANES,
-    QueryGroupParams, Update, align_pass_emulated, batch_config_for, config_for, config_named,
-    hand_over_slot, hand_over_threads, host_window, pair_config_for, pair_row_words, pair_rows,
-    pair_tail, profile_row_words, queries_pay, scratch_slots, update_for,
+    CONFIGS, Config, FIXED_GAP_SUFFIXES, FIXED_GAPS, HAND_OVER_SYMBOL, Halves, HandOverParams,
+    NARROW_GROUP_LANES, QueryGroupParams, Update, align_pass_emulated, batch_config_for,
+    config_for, config_named, hand_over_slot, hand_over_threads, host_window, pair_config_for,
+    pair_row_words, pair_rows, pair_tail, profile_row_words, queries_pay, scratch_slots,
+    update_for,
 };
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::{group_i16x2, simt_i16x2};
@@ -116,6 +117,17 @@ static HANDS_OVER: crate::switch::Switch = crate::switch::Switch::new(HAND_OVER_
 /// is neither on nor off.
 fn hands_over() -> Result<bool> {
     HANDS_OVER.on()
+}
+
+/// The gap settings every configuration of the lifted update is also
+/// compiled for, as `(open, extend, entry-point suffix)` in warpsw's
+/// convention (`gpu_kernels::query_group_i16x2::FIXED_GAPS`), for
+/// `warpsw kernels`.
+pub fn fixed_gap_settings() -> impl Iterator<Item = (i32, i32, &'static str)> {
+    FIXED_GAPS
+        .iter()
+        .zip(FIXED_GAP_SUFFIXES)
+        .map(|(g, suffix)| (g.first - g.extend, g.extend, suffix))
 }
 
 /// The query-group kernels' family.
