@@ -836,6 +836,7 @@ pub const FIXED_GAP_SUFFIXES: [&str; FIXED_GAPS.len()] = ["_o11e1", "_o10e1"];
 
 /// Which of [`FIXED_GAPS`] the packed gaps `g` are, as [`align_pass`]'s
 /// `S`: its index plus one, or 0 for any others.
+#[cfg(not(target_arch = "nvptx64"))]
 pub fn fixed_gaps(g: GapAddends) -> u8 {
     FIXED_GAPS
         .iter()
@@ -1488,6 +1489,7 @@ impl Config {
 
     /// [`align_pass`]'s `S` for a launch of this configuration with gaps
     /// `gaps`: [`fixed_gaps`] where it has entry points for them, else 0.
+    #[cfg(not(target_arch = "nvptx64"))]
     pub fn fixed_for(&self, gaps: GapAddends) -> u8 {
         match self.fixed_symbols {
             Some(_) => fixed_gaps(gaps),
@@ -1497,6 +1499,7 @@ impl Config {
 
     /// The entry point a launch with gaps `gaps` runs: the one with them
     /// compiled in where there is one ([`Config::fixed_for`]).
+    #[cfg(not(target_arch = "nvptx64"))]
     pub fn symbol_for(&self, gaps: GapAddends) -> &'static str {
         match (self.fixed_for(gaps), self.fixed_symbols) {
             (k @ 1.., Some(fixed)) => fixed[k as usize - 1],
@@ -1505,6 +1508,7 @@ impl Config {
     }
 
     /// Every entry point of this configuration.
+    #[cfg(not(target_arch = "nvptx64"))]
     pub fn symbols(&self) -> impl Iterator<Item = &'static str> + use<> {
         core::iter::once(self.symbol).chain(self.fixed_symbols.into_iter().flatten())
     }
