@@ -124,11 +124,11 @@
 //! floor). Taken from the launch's parameters, each is a register that
 //! every one of those instructions reads; compiled in, each is an
 //! immediate operand (`VIADD`, `VIADDMNMX` and `VIMNMX3` take one), and
-//! the steps read a quarter fewer registers. The same operations, about
-//! as many instructions (ptxas 13.0, `g8_r20_queries`: 646 an iteration
-//! against 649),
-//! yet on an H200 the 20 standard queries ran 12 % faster on 1,000,000
-//! sequences of 128, 256 and 512 residues (benches/RESULTS.md). So every
+//! a cell's instructions read about a quarter fewer registers. The same
+//! operations, about as many instructions (ptxas 13.0, `g8_r20_queries`:
+//! 646 an iteration against 649), yet on an H200 the 20 standard queries
+//! ran 12 % faster on 1,000,000 sequences of 128, 256 and 512 residues
+//! (benches/RESULTS.md, "Gap costs compiled in"). So every
 //! configuration of the lifted update is compiled once more for each gap
 //! setting of [`FIXED_GAPS`], an entry point named with its
 //! [`FIXED_GAP_SUFFIXES`] (`sw_query_group_i16x2_g8_r20_queries_o11e1`);
