@@ -790,28 +790,24 @@ impl LiftedGaps {
     /// (checked on the host), as constants.
     #[inline(always)]
     fn new<const S: u8>(g: GapAddends) -> Self {
-        if S == 0 {
-            let first = g.first & 0xffff;
-            let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
-            return LiftedGaps {
-                minus_first: 0u32.wrapping_sub(first * 0x1_0001),
-                minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
-                minus_extend_pair: pair(g.minus_extend as i32),
-                first: pair(g.first as i32),
-            };
-        }
-        let fixed = FIXED_GAPS[S as usize - 1];
-        #[cfg(not(target_arch = "nvptx64"))]
-        assert!(
-            g == GapAddends::new(fixed),
-            "an entry point for gaps {fixed:?} launched with others"
-        );
-        let (first, extend) = (fixed.first as u32, fixed.extend as u32);
+        let g = if S == 0 {
+            g
+        } else {
+            let fixed = GapAddends::new(FIXED_GAPS[S as usize - 1]);
+            #[cfg(not(target_arch = "nvptx64"))]
+            assert!(
+                g == fixed,
+                "an entry point for gaps {fixed:?} launched with others"
+            );
+            fixed
+        };
+        let first = g.first & 0xffff;
+        let extend = (g.minus_extend & 0xffff).wrapping_neg() & 0xffff;
         LiftedGaps {
             minus_first: 0u32.wrapping_sub(first * 0x1_0001),
             minus_extend: 0u32.wrapping_sub(extend * 0x1_0001),
-            minus_extend_pair: i16x2::splat(-(extend as i16)),
-            first: i16x2::splat(first as i16),
+            minus_extend_pair: pair(g.minus_extend as i32),
+            first: pair(g.first as i32),
         }
     }
 }
