@@ -9,6 +9,9 @@
 #   bash long_queries.sh short     # benches/queries/short.fasta (5-256): where short queries
 #                                  # should leave the query-group kernel
 #   bash long_queries.sh narrow    # short.fasta with each narrow query-group configuration
+#   bash long_queries.sh titins    # the two titins: every timed run's seconds, with and without
+#                                  # the timeline, with and without the records beyond 16 bits:
+#                                  # how often a search of theirs runs slow
 # Prints a table per step; logs under ${OUT:-out}/.
 . "$(dirname "$0")/common.sh"
 [ -x warpsw-tests ] || xz -dk warpsw-tests.xz
@@ -16,6 +19,18 @@
 sprot() { # half of Swiss-Prot as FASTA and .wsw, made once
     [ -f sprot_half.fasta ] || xz -dc sprot_half.fasta.xz > sprot_half.fasta
     [ -f sprot_half.wsw ] || ./warpsw makedb sprot_half.fasta -o sprot_half.wsw > /dev/null
+}
+
+# Half of Swiss-Prot without the records that score above 32,640 against
+# any of long.fasta's queries: sprot_half_within.wsw.
+within() {
+    ./warpsw search -q long.fasta -d sprot_half.wsw --stats none --max-target-seqs 500 \
+        --columns qseqid,sseqid,score --device gpu --quiet -o "$out/long_top.tsv"
+    awk -F'\t' 'NR > 1 && $3 > 32640 { print $2 }' "$out/long_top.tsv" | sort -u > "$out/beyond_16_bits.txt"
+    awk 'NR == FNR { drop[$1] = 1; next }
+         /^>/ { id = substr($1, 2); keep = !(id in drop) } keep' "$out/beyond_16_bits.txt" sprot_half.fasta \
+        > sprot_half_within.fasta
+    ./warpsw makedb sprot_half_within.fasta -o sprot_half_within.wsw > /dev/null
 }
 
 step_tests() {
@@ -28,14 +43,8 @@ step_long() {
     OUT=$out bash sidebyside.sh long.fasta sprot_half.fasta 2>&1 | tail -20
     # The same queries without their hits beyond 16 bits: every record that scores above
     # 32,640 against any of them left out.
-    ./warpsw search -q long.fasta -d sprot_half.wsw --stats none --max-target-seqs 500 \
-        --columns qseqid,sseqid,score --device gpu --quiet -o "$out/long_top.tsv"
-    awk -F'\t' 'NR > 1 && $3 > 32640 { print $2 }' "$out/long_top.tsv" | sort -u > "$out/beyond_16_bits.txt"
+    within
     echo "records beyond 16 bits against some query: $(wc -l < "$out/beyond_16_bits.txt")"
-    awk 'NR == FNR { drop[$1] = 1; next }
-         /^>/ { id = substr($1, 2); keep = !(id in drop) } keep' "$out/beyond_16_bits.txt" sprot_half.fasta \
-        > sprot_half_within.fasta
-    ./warpsw makedb sprot_half_within.fasta -o sprot_half_within.wsw > /dev/null
     for db in sprot_half sprot_half_within; do
         ./warpsw bench --query long.fasta --db "$db.wsw" --device gpu --kernels auto --gap-open 10 \
             --gap-extend 1 --warmup 1 --repeat 3 > "$out/bench_$db.log" 2>&1
@@ -119,6 +128,41 @@ PY
     awk '/^>/ { n++ } n == 1' short.fasta > q5.fa
     WARPSW_TIMELINE=on ./warpsw search -q q5.fa -d sprot_half.wsw --device gpu --quiet \
         --columns qseqid,sseqid,score -o /dev/null 2>&1 | tail -3
+}
+
+step_titins() {
+    # With the records beyond 16 bits in the database, searches of the
+    # longest queries ran at either about 5,000 or about 4,430 GCUPS, the
+    # slow ones seen only with the timeline off (benches/RESULTS.md, "Issue
+    # 37 parts 1, 4 and 5 at the gap-costs build"). Every timed run of
+    # three processes a setting, the scalar check left out (about 190 s).
+    sprot
+    [ -f sprot_half_within.wsw ] || within
+    awk '/^>/ { n++ } n >= 10' long.fasta > titins.fa
+    rm -f "$out"/titins_*.csv
+    for round in 1 2 3; do
+        for timeline in off chunks; do
+            for db in sprot_half sprot_half_within; do
+                WARPSW_TIMELINE=$timeline ./warpsw bench --query titins.fa --db "$db.wsw" --device gpu \
+                    --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 9 --check 0 \
+                    --csv "$out/titins_${timeline}_$db.csv" > "$out/titins_${timeline}_${db}_$round.log" 2>&1
+            done
+        done
+    done
+    python3 - "$out" <<'PY'
+import csv, statistics, sys
+out = sys.argv[1]
+print(f"{'timeline':<9}{'database':<19}{'query':<8}{'runs':>5}{'min s':>8}{'median':>8}{'max':>8}{'slow':>6}   (slow: over 1.08 x the fastest)")
+for timeline in ("off", "chunks"):
+    for db in ("sprot_half", "sprot_half_within"):
+        runs = {}
+        for row in csv.reader(open(f"{out}/titins_{timeline}_{db}.csv")):
+            if row and row[0] != "device":
+                runs.setdefault(row[4], []).append(float(row[9]))
+        for q, t in runs.items():
+            fast = min(t)
+            print(f"{timeline:<9}{db:<19}{q:<8}{len(t):>5}{fast:>8.3f}{statistics.median(t):>8.3f}{max(t):>8.3f}{sum(x > 1.08 * fast for x in t):>6}")
+PY
 }
 
 step_lengths() {
