@@ -9,6 +9,9 @@
 #   bash long_queries.sh short     # benches/queries/short.fasta (5-256): where short queries
 #                                  # should leave the query-group kernel
 #   bash long_queries.sh narrow    # short.fasta with each narrow query-group configuration
+#   bash long_queries.sh whole     # long.fasta with the longest chunks scored whole by the rescue
+#                                  # and not (WARPSW_RESCUE_WHOLE_CHUNKS), with and without the
+#                                  # records beyond 16 bits, two rounds
 #   bash long_queries.sh titins    # the two titins: every timed run's seconds, with and without
 #                                  # the timeline, with and without the records beyond 16 bits:
 #                                  # how often a search of theirs runs slow
@@ -34,8 +37,13 @@ within() {
 }
 
 step_tests() {
-    ./warpsw-tests --ignored --test-threads 1 gpu_many_long_pairs_beyond_16_bits_are_rescued \
-        gpu_adversarial_cases 2>&1 | tail -8
+    # With the longest chunks scored whole by the rescue (the default) and
+    # without (every chunk by its 16-bit kernel, the rescue after it).
+    for whole in on off; do
+        echo "WARPSW_RESCUE_WHOLE_CHUNKS=$whole"
+        WARPSW_RESCUE_WHOLE_CHUNKS=$whole ./warpsw-tests --ignored --test-threads 1 \
+            gpu_many_long_pairs_beyond_16_bits_are_rescued gpu_adversarial_cases 2>&1 | tail -8
+    done
 }
 
 step_long() {
@@ -166,6 +174,38 @@ print(f"{'timeline':<9}{'database':<19}{'query':<8}{'runs':>5}{'min s':>8}{'medi
 for (timeline, db, q), t in runs.items():
     slow = sum(x > 1.08 * fastest[db, q] for x in t)
     print(f"{timeline:<9}{db:<19}{q:<8}{len(t):>5}{min(t):>8.3f}{statistics.median(t):>8.3f}{max(t):>8.3f}{slow:>6}")
+PY
+}
+
+step_whole() {
+    sprot
+    [ -f sprot_half_within.wsw ] || within
+    for round in 1 2; do
+        for whole in on off; do
+            for db in sprot_half sprot_half_within; do
+                WARPSW_RESCUE_WHOLE_CHUNKS=$whole ./warpsw bench --query long.fasta --db "$db.wsw" \
+                    --device gpu --kernels auto --gap-open 10 --gap-extend 1 --warmup 1 --repeat 3 \
+                    --check 0 > "$out/whole_${whole}_${db}_$round.log" 2>&1
+            done
+        done
+    done
+    python3 - "$out" <<'PY'
+import re, sys
+out = sys.argv[1]
+def rows(name):
+    got = {}
+    for line in open(f"{out}/{name}.log"):
+        f = line.split()
+        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
+            got[f[0]] = (int(f[1]), float(f[2]))
+    return got
+cols = [(w, r) for r in (1, 2) for w in ("on", "off")]
+t = {c: (rows(f"whole_{c[0]}_sprot_half_{c[1]}"), rows(f"whole_{c[0]}_sprot_half_within_{c[1]}")) for c in cols}
+print("GCUPS with / without the records beyond 16 bits (share); whole chunks on and off, rounds 1 and 2")
+print(f"{'query':<10}{'length':>7} " + " ".join(f"{w + ' ' + str(r):>22}" for w, r in cols))
+for q, (n, _) in t[cols[0]][0].items():
+    cells = [f"{t[c][0][q][1]:>7.0f}/{t[c][1][q][1]:>6.0f} ({t[c][0][q][1] / t[c][1][q][1]:.2f})" for c in cols]
+    print(f"{q:<10}{n:>7} " + " ".join(f"{x:>22}" for x in cells))
 PY
 }
 

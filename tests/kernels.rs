@@ -222,13 +222,17 @@ fn rescue_realigns_every_pair_it_is_given() {
             let want: Vec<i32> = (0..db.len())
                 .map(|i| local_score(&query, db.sequence(i), &scoring.matrix, scoring.gaps))
                 .collect();
-            let out_of_range = vec![SCORE_LIMIT + 1; db.len()];
-            for threads in [1, 5, 64] {
-                let got = rescue_scores(&query, &db, &scoring, threads, &out_of_range);
-                assert_eq!(
-                    got, want,
-                    "query length {query_len}, gaps {open}/{extend}, {threads} a chunk"
-                );
+            // Just above the limit, and the preset of a chunk the rescue
+            // scores whole (`rescue::scores_whole_chunk`).
+            for given in [SCORE_LIMIT + 1, host::kernel::rescue::PRESET_SCORE] {
+                let out_of_range = vec![given; db.len()];
+                for threads in [1, 5, 64] {
+                    let got = rescue_scores(&query, &db, &scoring, threads, &out_of_range);
+                    assert_eq!(
+                        got, want,
+                        "query length {query_len}, gaps {open}/{extend}, {threads} a chunk, given {given}"
+                    );
+                }
             }
         }
     }

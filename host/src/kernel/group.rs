@@ -260,6 +260,15 @@ pub(super) fn launch_group(l: &ChunkLaunch<'_>, suffix: usize) -> Result<()> {
     if !simt_i16x2::gaps_fit(gaps) {
         return simt_launch(l, "sw_simt_i32", suffix);
     }
+    if super::rescue::scores_whole_chunk(l)? {
+        // The rescue scores every pair of the chunk, beside other chunks
+        // once the engine's stream has joined this one.
+        super::rescue::preset_out_of_range(l)?;
+        return match l.overlapping() {
+            true => Ok(()),
+            false => simt_launch(l, RESCUE_SYMBOL, suffix),
+        };
+    }
     let config = config_for(l.longest());
     let Config {
         symbol,

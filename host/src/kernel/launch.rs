@@ -67,6 +67,9 @@ pub struct ChunkLaunch<'a> {
     pub(crate) row_buffer: &'a CudaSlice<i32>,
     pub(crate) scratch: Option<Scratch<'a>>,
     pub(crate) sm_count: usize,
+    /// Residues of the engine's whole database (or part): what the
+    /// search of one query scores against.
+    pub(crate) database_residues: u64,
     pub(crate) gaps: Gaps,
     /// The largest score of the substitution matrix.
     pub(crate) max_score: i32,
@@ -176,6 +179,21 @@ impl<'a> ChunkLaunch<'a> {
     /// Streaming multiprocessors of the GPU.
     pub fn sm_count(&self) -> usize {
         self.sm_count
+    }
+
+    /// Residues of the chunk's sequences.
+    pub fn chunk_residues(&self) -> u64 {
+        self.chunk.residue_count
+    }
+
+    /// Residues of the engine's database (or part), every chunk's.
+    pub fn database_residues(&self) -> u64 {
+        self.database_residues
+    }
+
+    /// The stream the launch is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        self.stream
     }
 
     /// Gap penalties in the kernels' form.

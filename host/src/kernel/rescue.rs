@@ -9,14 +9,16 @@
 
 use cudarc::driver::LaunchConfig;
 use gpu_kernels::layout::SimtParams;
-use gpu_kernels::query_group_i32::{BLOCK_WARPS, LANES, SHARED_BYTES, rescue_emulated};
+use gpu_kernels::query_group_i32::{BLOCK_WARPS, LANES, PASS_ROWS, SHARED_BYTES, rescue_emulated};
 use gpu_kernels::recurrence::Gaps;
 use gpu_kernels::simt_i16x2::SCORE_LIMIT;
 use gpu_kernels::vector::HostVector;
 
 use super::simt::with_chunk_params;
 use crate::db::PackedChunk;
-use crate::kernel::launch::ChunkLaunch;
+use crate::error::Result;
+use crate::kernel::launch::{ChunkLaunch, WorkBuffer};
+use crate::switch::Switch;
 
 /// The rescue's entry point.
 pub const SYMBOL: &str = gpu_kernels::query_group_i32::SYMBOL;
@@ -45,6 +47,108 @@ pub fn needed(l: &ChunkLaunch<'_>) -> bool {
 fn may_exceed_limit(query_len: usize, longest: usize, max_score: i32) -> bool {
     let cells = query_len.min(longest) as i64;
     i64::from(max_score.max(0)) * cells > i64::from(SCORE_LIMIT)
+}
+
+/// The environment variable that turns [`scores_whole_chunk`]'s policy
+/// on or off (`on`, the default, or `off`: every chunk by its 16-bit
+/// kernel, the rescue after it), for benchmarks and tests.
+pub const WHOLE_CHUNKS_VARIABLE: &str = "WARPSW_RESCUE_WHOLE_CHUNKS";
+
+static WHOLE_CHUNKS: Switch = Switch::new(WHOLE_CHUNKS_VARIABLE, true);
+
+/// One warp's speed on one pair in `group-i16x2`, GCUPS: on an H200 titin
+/// (34,350 residues) against a record of 35,213 took 510 ms of a search
+/// of half of Swiss-Prot (benches/RESULTS.md, "Issue 37 parts 1, 4 and 5
+/// at the gap-costs build").
+const ONE_WARP_GCUPS: f64 = 2.4;
+
+/// The rescue's speed on one pair with every warp of its block on a pass,
+/// GCUPS: titin against itself on an H200 (benches/RESULTS.md, "A block
+/// of 16 warps per out-of-range sequence").
+const BLOCK_GCUPS: f64 = 27.0;
+
+/// A multiprocessor's share of a 16-bit search, GCUPS: about 5,000 on an
+/// H200's 132.
+const MULTIPROCESSOR_GCUPS: f64 = 38.0;
+
+/// A chunk's longest pair on one warp that takes more than this share of
+/// the whole search is a pole the search waits on.
+const POLE_SHARE: f64 = 0.25;
+
+/// Whether `l`'s chunk is scored whole by the rescue (every score preset
+/// out of range, [`preset_out_of_range`]) instead of its 16-bit kernel:
+/// where the chunk's longest pair, which the 16-bit kernels give one warp,
+/// would run for more than [`POLE_SHARE`] of the search, and the rescue's
+/// blocks of warps (a pair each) score the whole chunk in less than half
+/// that. Such chunks are the few longest sequences against a long query:
+/// titin against half of Swiss-Prot ran its chunk of the 146 longest
+/// records for 510 ms of a 625 ms search on a few warps; the rescue's
+/// block takes that pair in about 45 ms. Only where a score can leave 16
+/// bits ([`needed`]), so that the rescue runs after the launch anyway.
+///
+/// # Errors
+/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
+pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
+    Ok(needed(l)
+        && WHOLE_CHUNKS.on()?
+        && whole_chunk_pays(
+            l.query_len(),
+            l.longest(),
+            l.chunk_residues(),
+            l.database_residues(),
+            l.sm_count(),
+        ))
+}
+
+/// [`scores_whole_chunk`]'s cost model, for a query of `query_len`
+/// residues, a chunk whose longest sequence has `longest` residues and
+/// which holds `chunk_residues` of the engine's `database_residues`, on
+/// `sm_count` multiprocessors.
+fn whole_chunk_pays(
+    query_len: usize,
+    longest: usize,
+    chunk_residues: u64,
+    database_residues: u64,
+    sm_count: usize,
+) -> bool {
+    let query = query_len as f64;
+    let sms = sm_count.max(1) as f64;
+    let pair = query * longest as f64;
+    let pole = pair / ONE_WARP_GCUPS;
+    let search = query * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
+    // A block's warps each take a pass of the query's rows.
+    let passes = query_len.div_ceil(PASS_ROWS).min(BLOCK_WARPS);
+    let block = BLOCK_GCUPS * passes as f64 / BLOCK_WARPS as f64;
+    let whole = (pair / block).max(query * chunk_residues as f64 / (sms * block));
+    pole > POLE_SHARE * search && 2.0 * whole < pole
+}
+
+/// The byte [`preset_out_of_range`] writes: each score then reads
+/// [`PRESET_SCORE`], above the 16-bit limit, so the rescue realigns it.
+pub const PRESET_BYTE: u8 = 0x7F;
+
+/// A score of [`PRESET_BYTE`]s.
+pub const PRESET_SCORE: i32 = i32::from_ne_bytes([PRESET_BYTE; 4]);
+
+const _: () = assert!(PRESET_SCORE > SCORE_LIMIT);
+
+/// Queues on `l`'s stream the write of [`PRESET_SCORE`] to every score of
+/// its chunk, in place of its 16-bit kernel ([`scores_whole_chunk`]).
+pub fn preset_out_of_range(l: &ChunkLaunch<'_>) -> Result<()> {
+    let ptrs = l.pointers(WorkBuffer::Nothing)?;
+    // SAFETY: `ptrs.scores` is the chunk's first score in the engine's
+    // scores, which hold the chunk's `sequences()` from there; the write
+    // is queued on the launch's stream, in the order the chunk's kernel
+    // would have been.
+    unsafe {
+        cudarc::driver::result::memset_d8_async(
+            ptrs.scores,
+            PRESET_BYTE,
+            4 * l.sequences(),
+            l.stream().cu_stream(),
+        )
+    }
+    .map_err(l.error("presetting the scores for the rescue"))
 }
 
 /// The rescue's launch on a GPU of `sm_count` multiprocessors: a block of
@@ -89,7 +193,47 @@ pub fn run_chunk(chunk: &PackedChunk, sequential: &[u32], gaps: Gaps, scores: &[
 
 #[cfg(test)]
 mod tests {
-    use super::may_exceed_limit;
+    use super::{may_exceed_limit, whole_chunk_pays};
+
+    /// Half of Swiss-Prot 2014_01 on an H200 (132 multiprocessors): its
+    /// 146 longest records (4,114 to 35,213 residues) are the first chunk,
+    /// the next 185 (up to 4,092) the second.
+    const SPROT_HALF: u64 = 93_275_735;
+    const CHUNK_0: (usize, u64) = (35_213, 875_666);
+    const CHUNK_1: (usize, u64) = (4_092, 641_752);
+
+    #[test]
+    fn the_longest_records_against_a_long_query_go_whole_to_the_rescue() {
+        for query_len in [3_000, 5_030, 18_141, 34_350] {
+            assert!(
+                whole_chunk_pays(query_len, CHUNK_0.0, CHUNK_0.1, SPROT_HALF, 132),
+                "{query_len}"
+            );
+            // The second chunk's longest pair is no pole.
+            assert!(
+                !whole_chunk_pays(query_len, CHUNK_1.0, CHUNK_1.1, SPROT_HALF, 132),
+                "{query_len}"
+            );
+        }
+        // Without titin's two records the longest is 22,152 residues: still a pole.
+        assert!(whole_chunk_pays(34_350, 22_152, 800_000, SPROT_HALF, 132));
+        // A database a hundred times as large leaves the pole in the crowd.
+        assert!(!whole_chunk_pays(
+            34_350,
+            CHUNK_0.0,
+            CHUNK_0.1,
+            100 * SPROT_HALF,
+            132
+        ));
+        // A chunk of many long sequences scores faster in 16 bits.
+        assert!(!whole_chunk_pays(
+            34_350,
+            6_000,
+            2_000_000_000,
+            4 * SPROT_HALF,
+            132
+        ));
+    }
 
     /// BLOSUM62's best score is 11: 2,967 cells reach 32,637, within the
     /// limit; 2,968 may not be.

@@ -169,6 +169,8 @@ pub struct GpuEngine {
     functions: Functions,
     /// Streaming multiprocessors (sizes the striped kernels' persistent grid).
     sm_count: usize,
+    /// Residues of every chunk ([`ChunkLaunch::database_residues`]).
+    resident_residues: u64,
     /// What one multiprocessor holds (for [`GpuEngine::entry_points`]).
     sm_limits: SmLimits,
     chunks: Vec<DeviceChunk>,
@@ -637,7 +639,7 @@ impl Engine for GpuEngine {
     }
 
     fn database_residues(&self) -> u64 {
-        self.chunks.iter().map(|c| c.residue_count).sum()
+        self.resident_residues
     }
 
     /// With pairs, a few queries at a time, so that each is paired with

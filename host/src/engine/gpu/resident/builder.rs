@@ -231,6 +231,7 @@ impl GpuEngineBuilder {
             stream,
             functions,
             sm_count,
+            resident_residues: chunks.iter().map(|c| c.residue_count).sum(),
             sm_limits,
             chunks,
             row_buffer,

@@ -294,6 +294,7 @@ impl GpuEngine {
             row_buffer: &self.row_buffer,
             scratch,
             sm_count: self.sm_count,
+            database_residues: self.resident_residues,
             gaps: self.scoring.gaps.kernel_gaps(),
             max_score: self.scoring.matrix.max_score(),
             min_score: self.scoring.matrix.min_score(),
