@@ -104,6 +104,11 @@ impl GpuEngine {
                     timeline.label_chunk(label);
                 }
             }
+            // A chunk the rescue scores whole is joined at once, so that
+            // the rescue starts with the search, not after its last chunk.
+            if region.is_some() && self.scored_whole(k)? {
+                self.join_chunk(k)?;
+            }
         }
         if let Some(timeline) = &mut self.timeline {
             timeline.mark("queued", &self.stream);
@@ -135,6 +140,26 @@ impl GpuEngine {
             }
             std::thread::sleep(std::time::Duration::from_micros(20));
         }
+    }
+
+    /// Whether chunk `k`'s launch for the loaded query is the 32-bit
+    /// rescue's whole ([`crate::kernel::rescue::scores_whole_chunk`], in
+    /// `group-i16x2`'s launch), its 16-bit launch only presetting the
+    /// scores.
+    fn scored_whole(&self, k: usize) -> Result<bool> {
+        if self.paired(k) {
+            return Ok(false);
+        }
+        for which in self.loaded() {
+            let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
+            if kernel == Kernel::GroupI16x2 {
+                let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
+                if crate::kernel::rescue::scores_whole_chunk(&launch)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// Joins chunk `k`'s launch on a worker stream, if it is pending, into
