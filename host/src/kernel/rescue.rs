@@ -62,10 +62,11 @@ static WHOLE_CHUNKS: Switch = Switch::new(WHOLE_CHUNKS_VARIABLE, true);
 /// at the gap-costs build").
 const ONE_WARP_GCUPS: f64 = 2.4;
 
-/// The rescue's speed on one pair with every warp of its block on a pass,
-/// GCUPS: titin against itself on an H200 (benches/RESULTS.md, "A block
-/// of 16 warps per out-of-range sequence").
-const BLOCK_GCUPS: f64 = 27.0;
+/// The rescue's speed on one pair with every warp of its block busy,
+/// GCUPS: titin against itself ran at about 27 on an H200
+/// (benches/RESULTS.md, "A block of 16 warps per out-of-range sequence"),
+/// its 68 passes in 5 rounds of 16 warps, 68 of 80 warp-rounds busy.
+const BLOCK_GCUPS: f64 = 27.0 * 80.0 / 68.0;
 
 /// A multiprocessor's share of a 16-bit search, GCUPS: about 5,000 on an
 /// H200's 132.
@@ -116,9 +117,10 @@ fn whole_chunk_pays(
     let pair = query * longest as f64;
     let pole = pair / ONE_WARP_GCUPS;
     let search = query * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
-    // A block's warps each take a pass of the query's rows.
-    let passes = query_len.div_ceil(PASS_ROWS).min(BLOCK_WARPS);
-    let block = BLOCK_GCUPS * passes as f64 / BLOCK_WARPS as f64;
+    // A block's warps take the query's passes in rounds, a pass each.
+    let passes = query_len.div_ceil(PASS_ROWS).max(1);
+    let rounds = passes.div_ceil(BLOCK_WARPS);
+    let block = BLOCK_GCUPS * passes as f64 / (BLOCK_WARPS * rounds) as f64;
     let whole = (pair / block).max(query * chunk_residues as f64 / (sms * block));
     pole > POLE_SHARE * search && 2.0 * whole < pole
 }
@@ -136,6 +138,12 @@ const _: () = assert!(PRESET_SCORE > SCORE_LIMIT);
 /// its chunk, in place of its 16-bit kernel ([`scores_whole_chunk`]).
 pub fn preset_out_of_range(l: &ChunkLaunch<'_>) -> Result<()> {
     let ptrs = l.pointers(WorkBuffer::Nothing)?;
+    // The driver call below needs the device's context on this thread
+    // (cudarc's own calls bind it themselves).
+    l.stream()
+        .context()
+        .bind_to_thread()
+        .map_err(l.error("binding the device"))?;
     // SAFETY: `ptrs.scores` is the chunk's first score in the engine's
     // scores, which hold the chunk's `sequences()` from there; the write
     // is queued on the launch's stream, in the order the chunk's kernel

@@ -142,24 +142,29 @@ impl GpuEngine {
         }
     }
 
-    /// Whether chunk `k`'s launch for the loaded query is the 32-bit
+    /// Whether chunk `k`'s launches for every loaded query are the 32-bit
     /// rescue's whole ([`crate::kernel::rescue::scores_whole_chunk`], in
-    /// `group-i16x2`'s launch), its 16-bit launch only presetting the
-    /// scores.
+    /// `group-i16x2`'s launch), each 16-bit launch only presetting the
+    /// scores: then nothing the chunk queued runs long, and an early join
+    /// holds the engine's stream up for nothing. (A `query-group-i16x2`
+    /// chunk that falls back to `group-i16x2`, with a pinned configuration
+    /// whose update does not fit, is also scored whole but joined later.)
     fn scored_whole(&self, k: usize) -> Result<bool> {
-        if self.paired(k) {
+        let loaded = self.loaded();
+        if loaded.is_empty() || self.paired(k) {
             return Ok(false);
         }
-        for which in self.loaded() {
+        for which in loaded {
             let kernel = self.chunk_kernel_for(k, self.query_len_of(which)?)?;
-            if kernel == Kernel::GroupI16x2 {
-                let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
-                if crate::kernel::rescue::scores_whole_chunk(&launch)? {
-                    return Ok(true);
-                }
+            if kernel != Kernel::GroupI16x2 {
+                return Ok(false);
+            }
+            let launch = self.chunk_launch(k, kernel, which, &self.stream, None)?;
+            if !crate::kernel::rescue::scores_whole_chunk(&launch)? {
+                return Ok(false);
             }
         }
-        Ok(false)
+        Ok(true)
     }
 
     /// Joins chunk `k`'s launch on a worker stream, if it is pending, into
