@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::{Layout, Placement, SearchOptions, SearchPlan, cpu, gpu};
 use crate::db::Database;
 use crate::error::Result;
-use crate::kernel::{Kernel, Plan, inter_sequence_narrow, query_group};
+use crate::kernel::{Kernel, Plan, inter_sequence_narrow, query_group, rescue};
 use crate::scoring::Scoring;
 
 /// Query lengths described one by one at most; more are described by
@@ -166,10 +166,11 @@ pub fn explain(
     if !batched && matches!(layout, Layout::OneResident) && options.streams > 1 {
         lines.push(dispatch_line(query_lengths)?);
     }
+    let sm_count = devices.get(oldest).map_or(1, |d| d.multiprocessors);
     for (lengths, label) in length_classes(query_lengths) {
         lines.push(format!(
             "  queries of {label}: {}",
-            route(&plan, db, &chunks, scoring, lengths.end - 1)?
+            route(&plan, db, &chunks, scoring, lengths.end - 1, sm_count)?
         ));
     }
     let sixteen_bits = |k: &Kernel| k.info().score_bits == 16;
@@ -264,32 +265,53 @@ fn length_classes(query_lengths: &[usize]) -> Vec<(Range<usize>, String)> {
         .collect()
 }
 
-/// How a query of `query_len` residues is scored: the kernel of each
-/// chunk (and, for `query-group-i16x2`, the configuration on its chunk of
-/// longest sequences).
+/// How a query of `query_len` residues is scored on a GPU of `sm_count`
+/// multiprocessors: the kernel of each chunk (and, for
+/// `query-group-i16x2`, the configuration on its chunk of longest
+/// sequences; for `group-i16x2`, the chunks the 32-bit rescue scores
+/// whole).
 fn route(
     plan: &Plan,
     db: &Database,
     chunks: &[Range<usize>],
     scoring: &Scoring,
     query_len: usize,
+    sm_count: usize,
 ) -> Result<String> {
     let gaps = scoring.gaps.kernel_gaps();
-    let mut by_kernel: Vec<(Kernel, usize, usize)> = Vec::new(); // kernel, chunks, longest
+    let residues = db.total_residues();
+    // kernel, chunks, longest, chunks scored whole by the rescue
+    let mut by_kernel: Vec<(Kernel, usize, usize, usize)> = Vec::new();
     for chunk in chunks {
         let longest = chunk.clone().map(|i| db.length(i)).max().unwrap_or(0);
         let kernel = plan.kernel_for(query_len, longest, chunk.len());
+        let whole = kernel == Kernel::GroupI16x2
+            && gpu_kernels::simt_i16x2::gaps_fit(gaps)
+            && rescue::scores_whole(
+                query_len,
+                longest,
+                chunk.clone().map(|i| db.length(i) as u64).sum(),
+                residues,
+                sm_count,
+                scoring.matrix.max_score(),
+            )?;
         match by_kernel.iter_mut().find(|(k, ..)| *k == kernel) {
-            Some((_, n, l)) => {
+            Some((_, n, l, w)) => {
                 *n += 1;
                 *l = (*l).max(longest);
+                *w += usize::from(whole);
             }
-            None => by_kernel.push((kernel, 1, longest)),
+            None => by_kernel.push((kernel, 1, longest, usize::from(whole))),
         }
     }
     let mut parts = Vec::new();
-    for (kernel, n, longest) in by_kernel {
+    for (kernel, n, longest, whole) in by_kernel {
         let mut part = format!("{kernel} on {n} chunk{}", if n == 1 { "" } else { "s" });
+        if whole > 0 {
+            part.push_str(&format!(
+                " ({whole} of them scored whole by the 32-bit rescue, a block a sequence)"
+            ));
+        }
         if kernel == Kernel::QueryGroupI16x2 {
             let (min, max) = (scoring.matrix.min_score(), scoring.matrix.max_score());
             let config = query_group::describe_alone(query_len, longest, gaps, min, max)?;

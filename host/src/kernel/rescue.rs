@@ -90,14 +90,40 @@ const POLE_SHARE: f64 = 0.25;
 /// # Errors
 /// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
 pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
-    Ok(needed(l)
+    scores_whole(
+        l.query_len(),
+        l.longest(),
+        l.chunk_residues(),
+        l.database_residues(),
+        l.sm_count(),
+        l.max_score(),
+    )
+}
+
+/// [`scores_whole_chunk`] for a query of `query_len` residues and a chunk
+/// whose longest sequence has `longest` residues and which holds
+/// `chunk_residues` of the engine's `database_residues`, on `sm_count`
+/// multiprocessors, with a matrix whose best score is `max_score` (what
+/// `--explain` tells).
+///
+/// # Errors
+/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
+pub fn scores_whole(
+    query_len: usize,
+    longest: usize,
+    chunk_residues: u64,
+    database_residues: u64,
+    sm_count: usize,
+    max_score: i32,
+) -> Result<bool> {
+    Ok(may_exceed_limit(query_len, longest, max_score)
         && WHOLE_CHUNKS.on()?
         && whole_chunk_pays(
-            l.query_len(),
-            l.longest(),
-            l.chunk_residues(),
-            l.database_residues(),
-            l.sm_count(),
+            query_len,
+            longest,
+            chunk_residues,
+            database_residues,
+            sm_count,
         ))
 }
 
