@@ -289,6 +289,7 @@ fn route(
             && gpu_kernels::simt_i16x2::gaps_fit(gaps)
             && rescue::scores_whole(
                 query_len,
+                query_len,
                 longest,
                 chunk.clone().map(|i| db.length(i) as u64).sum(),
                 residues,

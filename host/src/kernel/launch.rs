@@ -70,6 +70,9 @@ pub struct ChunkLaunch<'a> {
     /// Residues of the engine's whole database (or part): what the
     /// search of one query scores against.
     pub(crate) database_residues: u64,
+    /// Residues of every query the engine scores at once (the query and
+    /// its partner, where two are paired): the search the launch is part of.
+    pub(crate) loaded_query_residues: usize,
     pub(crate) gaps: Gaps,
     /// The largest score of the substitution matrix.
     pub(crate) max_score: i32,
@@ -189,6 +192,12 @@ impl<'a> ChunkLaunch<'a> {
     /// Residues of the engine's database (or part), every chunk's.
     pub fn database_residues(&self) -> u64 {
         self.database_residues
+    }
+
+    /// Residues of every query scored with this launch's at once (the
+    /// query's own and its partner's, where two are paired).
+    pub fn loaded_query_residues(&self) -> usize {
+        self.loaded_query_residues.max(self.query_len)
     }
 
     /// The stream the launch is queued on.

@@ -74,7 +74,21 @@ const MULTIPROCESSOR_GCUPS: f64 = 38.0;
 
 /// A chunk's longest pair on one warp that takes more than this share of
 /// the whole search is a pole the search waits on.
-const POLE_SHARE: f64 = 0.25;
+const POLE_SHARE: f64 = 0.5;
+
+/// The environment variable that sets [`POLE_SHARE`] for a measurement.
+pub const POLE_SHARE_VARIABLE: &str = "WARPSW_POLE_SHARE";
+
+fn pole_share() -> Result<f64> {
+    static SHARE: std::sync::LazyLock<std::result::Result<f64, String>> =
+        std::sync::LazyLock::new(|| match std::env::var(POLE_SHARE_VARIABLE) {
+            Ok(v) if !v.is_empty() => v
+                .parse::<f64>()
+                .map_err(|_| format!("{POLE_SHARE_VARIABLE} must be a number, not {v:?}")),
+            _ => Ok(POLE_SHARE),
+        });
+    SHARE.clone().map_err(crate::error::Error::InvalidArgument)
+}
 
 /// Whether `l`'s chunk is scored whole by the rescue (every score preset
 /// out of range, [`preset_out_of_range`]) instead of its 16-bit kernel:
@@ -92,6 +106,7 @@ const POLE_SHARE: f64 = 0.25;
 pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
     scores_whole(
         l.query_len(),
+        l.loaded_query_residues(),
         l.longest(),
         l.chunk_residues(),
         l.database_residues(),
@@ -110,6 +125,7 @@ pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
 /// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
 pub fn scores_whole(
     query_len: usize,
+    loaded_query_residues: usize,
     longest: usize,
     chunk_residues: u64,
     database_residues: u64,
@@ -120,10 +136,12 @@ pub fn scores_whole(
         && WHOLE_CHUNKS.on()?
         && whole_chunk_pays(
             query_len,
+            loaded_query_residues,
             longest,
             chunk_residues,
             database_residues,
             sm_count,
+            pole_share()?,
         ))
 }
 
@@ -133,22 +151,27 @@ pub fn scores_whole(
 /// `sm_count` multiprocessors.
 fn whole_chunk_pays(
     query_len: usize,
+    loaded_query_residues: usize,
     longest: usize,
     chunk_residues: u64,
     database_residues: u64,
     sm_count: usize,
+    pole_share: f64,
 ) -> bool {
     let query = query_len as f64;
     let sms = sm_count.max(1) as f64;
     let pair = query * longest as f64;
     let pole = pair / ONE_WARP_GCUPS;
-    let search = query * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
+    // Every query loaded with this one (a pair's partner) is scored in the
+    // same search, on the multiprocessors the pole leaves.
+    let loaded = loaded_query_residues.max(query_len) as f64;
+    let search = loaded * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
     // A block's warps take the query's passes in rounds, a pass each.
     let passes = query_len.div_ceil(PASS_ROWS).max(1);
     let rounds = passes.div_ceil(BLOCK_WARPS);
     let block = BLOCK_GCUPS * passes as f64 / (BLOCK_WARPS * rounds) as f64;
     let whole = (pair / block).max(query * chunk_residues as f64 / (sms * block));
-    pole > POLE_SHARE * search && 2.0 * whole < pole
+    pole > pole_share * search && 2.0 * whole < pole
 }
 
 /// The byte [`preset_out_of_range`] writes: each score then reads
@@ -227,7 +250,14 @@ pub fn run_chunk(chunk: &PackedChunk, sequential: &[u32], gaps: Gaps, scores: &[
 
 #[cfg(test)]
 mod tests {
-    use super::{may_exceed_limit, whole_chunk_pays};
+    use super::{POLE_SHARE, may_exceed_limit, whole_chunk_pays};
+
+    /// [`whole_chunk_pays`] for a query searched alone.
+    fn alone(query_len: usize, longest: usize, chunk: u64, database: u64, sms: usize) -> bool {
+        whole_chunk_pays(
+            query_len, query_len, longest, chunk, database, sms, POLE_SHARE,
+        )
+    }
 
     /// Half of Swiss-Prot 2014_01 on an H200 (132 multiprocessors): its
     /// 146 longest records (4,114 to 35,213 residues) are the first chunk,
@@ -240,33 +270,43 @@ mod tests {
     fn the_longest_records_against_a_long_query_go_whole_to_the_rescue() {
         for query_len in [3_000, 5_030, 18_141, 34_350] {
             assert!(
-                whole_chunk_pays(query_len, CHUNK_0.0, CHUNK_0.1, SPROT_HALF, 132),
+                alone(query_len, CHUNK_0.0, CHUNK_0.1, SPROT_HALF, 132),
                 "{query_len}"
             );
             // The second chunk's longest pair is no pole.
             assert!(
-                !whole_chunk_pays(query_len, CHUNK_1.0, CHUNK_1.1, SPROT_HALF, 132),
+                !alone(query_len, CHUNK_1.0, CHUNK_1.1, SPROT_HALF, 132),
                 "{query_len}"
             );
         }
-        // Without titin's two records the longest is 22,152 residues: still a pole.
-        assert!(whole_chunk_pays(34_350, 22_152, 800_000, SPROT_HALF, 132));
+        // A longest record of 12,000 residues takes a quarter of the
+        // search on its warp: the others' chunks run beside it.
+        assert!(!alone(34_350, 12_000, 800_000, SPROT_HALF, 132));
         // A database a hundred times as large leaves the pole in the crowd.
-        assert!(!whole_chunk_pays(
-            34_350,
-            CHUNK_0.0,
-            CHUNK_0.1,
-            100 * SPROT_HALF,
-            132
-        ));
+        assert!(!alone(34_350, CHUNK_0.0, CHUNK_0.1, 100 * SPROT_HALF, 132));
         // A chunk of many long sequences scores faster in 16 bits.
-        assert!(!whole_chunk_pays(
-            34_350,
-            6_000,
-            2_000_000_000,
-            4 * SPROT_HALF,
-            132
-        ));
+        assert!(!alone(34_350, 6_000, 2_000_000_000, 4 * SPROT_HALF, 132));
+    }
+
+    /// Paired with a query as long, a query's pole is half the share of
+    /// the search it is alone: the partner's chunks run beside it.
+    #[test]
+    fn a_partner_hides_the_pole() {
+        for query_len in [5_030, 10_421] {
+            let paired = |partner: usize| {
+                whole_chunk_pays(
+                    query_len,
+                    query_len + partner,
+                    CHUNK_0.0,
+                    CHUNK_0.1,
+                    SPROT_HALF,
+                    132,
+                    POLE_SHARE,
+                )
+            };
+            assert!(paired(0), "{query_len}");
+            assert!(!paired(query_len), "{query_len}");
+        }
     }
 
     /// BLOSUM62's best score is 11: 2,967 cells reach 32,637, within the

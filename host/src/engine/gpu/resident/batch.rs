@@ -428,6 +428,7 @@ impl GpuEngine {
             scratch,
             sm_count: self.sm_count,
             database_residues: self.resident_residues,
+            loaded_query_residues: 0,
             gaps: self.scoring.gaps.kernel_gaps(),
             max_score: self.scoring.matrix.max_score(),
             min_score: self.scoring.matrix.min_score(),

@@ -325,6 +325,7 @@ impl GpuEngine {
             scratch,
             sm_count: self.sm_count,
             database_residues: self.resident_residues,
+            loaded_query_residues: self.query_len + self.partner.as_ref().map_or(0, |p| p.len),
             gaps: self.scoring.gaps.kernel_gaps(),
             max_score: self.scoring.matrix.max_score(),
             min_score: self.scoring.matrix.min_score(),
