@@ -73,12 +73,21 @@ const BLOCK_GCUPS: f64 = 27.0 * 80.0 / 68.0;
 const MULTIPROCESSOR_GCUPS: f64 = 38.0;
 
 /// A chunk's longest pair on one warp that takes more than this share of
-/// the whole search is a pole the search waits on.
+/// the search it is part of is a pole the search waits on. On an H200
+/// against half of Swiss-Prot a long query's pole is 0.79 of its search
+/// alone and about 0.4 paired with the next query in length: scored whole
+/// at 0.79 the queries of 5,030–35,213 residues ran 0.98–0.99 of their
+/// speed without their hits beyond 16 bits (0.85–0.96 not); at 0.4 the 20
+/// standard queries' search ran 4 % slower scored whole (0.72 s against
+/// 0.69), with a share of 0.5 as fast as not (benches/RESULTS.md, "Chunks
+/// scored whole by the rescue").
 const POLE_SHARE: f64 = 0.5;
 
-/// The environment variable that sets [`POLE_SHARE`] for a measurement.
+/// The environment variable that sets [`POLE_SHARE`] (a number), for
+/// benchmarks.
 pub const POLE_SHARE_VARIABLE: &str = "WARPSW_POLE_SHARE";
 
+/// [`POLE_SHARE`], or [`POLE_SHARE_VARIABLE`]'s value where it is set.
 fn pole_share() -> Result<f64> {
     static SHARE: std::sync::LazyLock<std::result::Result<f64, String>> =
         std::sync::LazyLock::new(|| match std::env::var(POLE_SHARE_VARIABLE) {
@@ -93,7 +102,9 @@ fn pole_share() -> Result<f64> {
 /// Whether `l`'s chunk is scored whole by the rescue (every score preset
 /// out of range, [`preset_out_of_range`]) instead of its 16-bit kernel:
 /// where the chunk's longest pair, which the 16-bit kernels give one warp,
-/// would run for more than [`POLE_SHARE`] of the search, and the rescue's
+/// would run for more than [`POLE_SHARE`] of the search of every query
+/// loaded with it (a pair's partner, whose chunks run beside the pole),
+/// and the rescue's
 /// blocks of warps (a pair each) score the whole chunk in less than half
 /// that. Such chunks are the few longest sequences against a long query:
 /// titin against half of Swiss-Prot ran its chunk of the 146 longest
