@@ -93,7 +93,11 @@ fn pole_share() -> Result<f64> {
         std::sync::LazyLock::new(|| match std::env::var(POLE_SHARE_VARIABLE) {
             Ok(v) if !v.is_empty() => v
                 .parse::<f64>()
-                .map_err(|_| format!("{POLE_SHARE_VARIABLE} must be a number, not {v:?}")),
+                .ok()
+                .filter(|share| share.is_finite() && *share >= 0.0)
+                .ok_or_else(|| {
+                    format!("{POLE_SHARE_VARIABLE} must be a number of at least 0, not {v:?}")
+                }),
             _ => Ok(POLE_SHARE),
         });
     SHARE.clone().map_err(crate::error::Error::InvalidArgument)
