@@ -310,7 +310,7 @@ fn route(
         let mut part = format!("{kernel} on {n} chunk{}", if n == 1 { "" } else { "s" });
         if whole > 0 {
             part.push_str(&format!(
-                " ({whole} of them scored whole by the 32-bit rescue, a block a sequence, when the query runs alone)"
+                " ({whole} of them scored whole by the 32-bit rescue, a block a sequence, for the longest query alone)"
             ));
         }
         if kernel == Kernel::QueryGroupI16x2 {

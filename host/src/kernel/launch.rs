@@ -71,7 +71,8 @@ pub struct ChunkLaunch<'a> {
     /// search of one query scores against.
     pub(crate) database_residues: u64,
     /// Residues of every query the engine scores at once (the query and
-    /// its partner, where two are paired): the search the launch is part of.
+    /// its partner, where one is loaded): the search the launch is part
+    /// of. Not read in a batch's launches (0 there).
     pub(crate) loaded_query_residues: usize,
     pub(crate) gaps: Gaps,
     /// The largest score of the substitution matrix.
@@ -195,9 +196,9 @@ impl<'a> ChunkLaunch<'a> {
     }
 
     /// Residues of every query scored with this launch's at once (the
-    /// query's own and its partner's, where two are paired).
+    /// query's own and its partner's, where one is loaded).
     pub fn loaded_query_residues(&self) -> usize {
-        self.loaded_query_residues.max(self.query_len)
+        self.loaded_query_residues
     }
 
     /// The stream the launch is queued on.

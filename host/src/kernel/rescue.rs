@@ -77,7 +77,8 @@ const MULTIPROCESSOR_GCUPS: f64 = 38.0;
 /// against half of Swiss-Prot a long query's pole is 0.79 of its search
 /// alone and about 0.4 paired with the next query in length: scored whole
 /// at 0.79 the queries of 5,030–35,213 residues ran 0.98–0.99 of their
-/// speed without their hits beyond 16 bits (0.85–0.96 not); at 0.4 the 20
+/// speed without their hits beyond 16 bits (0.85–1.00 not, the titins
+/// 0.85–0.96); at 0.4 the 20
 /// standard queries' search ran 4 % slower scored whole (0.72 s against
 /// 0.69), with a share of 0.5 as fast as not (benches/RESULTS.md, "Chunks
 /// scored whole by the rescue").
@@ -107,17 +108,17 @@ fn pole_share() -> Result<f64> {
 /// out of range, [`preset_out_of_range`]) instead of its 16-bit kernel:
 /// where the chunk's longest pair, which the 16-bit kernels give one warp,
 /// would run for more than [`POLE_SHARE`] of the search of every query
-/// loaded with it (a pair's partner, whose chunks run beside the pole),
-/// and the rescue's
-/// blocks of warps (a pair each) score the whole chunk in less than half
-/// that. Such chunks are the few longest sequences against a long query:
-/// titin against half of Swiss-Prot ran its chunk of the 146 longest
-/// records for 510 ms of a 625 ms search on a few warps; the rescue's
+/// loaded with it (a partner's chunks run beside the pole), and the
+/// rescue's blocks of warps (a pair each) score the whole chunk in less
+/// than half that. Such chunks are the few longest sequences against a
+/// long query: titin against half of Swiss-Prot ran its chunk of the 146
+/// longest records for 510 ms of a 625 ms search on one warp; the rescue's
 /// block takes that pair in about 45 ms. Only where a score can leave 16
 /// bits ([`needed`]), so that the rescue runs after the launch anyway.
 ///
 /// # Errors
-/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
+/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`, or
+/// [`POLE_SHARE_VARIABLE`] to no number of at least 0.
 pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
     scores_whole(
         l.query_len(),
@@ -130,14 +131,16 @@ pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
     )
 }
 
-/// [`scores_whole_chunk`] for a query of `query_len` residues and a chunk
-/// whose longest sequence has `longest` residues and which holds
-/// `chunk_residues` of the engine's `database_residues`, on `sm_count`
-/// multiprocessors, with a matrix whose best score is `max_score` (what
-/// `--explain` tells).
+/// [`scores_whole_chunk`] for a query of `query_len` residues, loaded with
+/// others to `loaded_query_residues` in all (its own where it runs alone),
+/// and a chunk whose longest sequence has `longest` residues and which
+/// holds `chunk_residues` of the engine's `database_residues`, on
+/// `sm_count` multiprocessors, with a matrix whose best score is
+/// `max_score` (what `--explain` tells).
 ///
 /// # Errors
-/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`.
+/// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`, or
+/// [`POLE_SHARE_VARIABLE`] to no number of at least 0.
 pub fn scores_whole(
     query_len: usize,
     loaded_query_residues: usize,
@@ -161,9 +164,11 @@ pub fn scores_whole(
 }
 
 /// [`scores_whole_chunk`]'s cost model, for a query of `query_len`
-/// residues, a chunk whose longest sequence has `longest` residues and
-/// which holds `chunk_residues` of the engine's `database_residues`, on
-/// `sm_count` multiprocessors.
+/// residues loaded with others to `loaded_query_residues` in all, a chunk
+/// whose longest sequence has `longest` residues and which holds
+/// `chunk_residues` of the engine's `database_residues`, on `sm_count`
+/// multiprocessors: whether the pole takes more than `pole_share` of the
+/// search and the rescue scores the chunk in less than half the pole.
 fn whole_chunk_pays(
     query_len: usize,
     loaded_query_residues: usize,
@@ -177,8 +182,8 @@ fn whole_chunk_pays(
     let sms = sm_count.max(1) as f64;
     let pair = query * longest as f64;
     let pole = pair / ONE_WARP_GCUPS;
-    // Every query loaded with this one (a pair's partner) is scored in the
-    // same search, on the multiprocessors the pole leaves.
+    // Every query loaded with this one (a partner) is scored in the same
+    // search, on the multiprocessors the pole leaves.
     let loaded = loaded_query_residues.max(query_len) as f64;
     let search = loaded * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
     // A block's warps take the query's passes in rounds, a pass each.

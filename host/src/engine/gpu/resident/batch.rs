@@ -428,6 +428,7 @@ impl GpuEngine {
             scratch,
             sm_count: self.sm_count,
             database_residues: self.resident_residues,
+            // A batch's launches never judge a pole (`rescue::scores_whole_chunk`).
             loaded_query_residues: 0,
             gaps: self.scoring.gaps.kernel_gaps(),
             max_score: self.scoring.matrix.max_score(),

@@ -146,7 +146,8 @@ impl GpuEngine {
     /// rescue's whole ([`crate::kernel::rescue::scores_whole_chunk`], in
     /// `group-i16x2`'s launch), each 16-bit launch only presetting the
     /// scores: then nothing the chunk queued runs long, and an early join
-    /// holds the engine's stream up for nothing. (A `query-group-i16x2`
+    /// costs the engine's stream nothing. (Only chunks on worker streams
+    /// ask, whose gaps fit the 16-bit kernels. A `query-group-i16x2`
     /// chunk that falls back to `group-i16x2`, with a pinned configuration
     /// whose update does not fit, is also scored whole but joined later.)
     fn scored_whole(&self, k: usize) -> Result<bool> {
