@@ -36,7 +36,8 @@ cp scripts/gpu_two_gpus.sh "$bundle/two.sh"
 cp scripts/gpu_two_gpus_synth.sh "$bundle/synth2.sh"
 cp scripts/gpu_common.sh "$bundle/common.sh"
 cp benches/queries/long.fasta benches/queries/lengths.fasta benches/queries/short.fasta "$bundle/"
-cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py "$bundle/"
+cp scripts/top_scores_agree.py scripts/batch_table.py scripts/short_queries_table.py scripts/bench_rows.py \
+    "$bundle/"
 cp "$shared/tools/synthdb.py" "$shared/data/queries.fasta" "$bundle/"
 # The side-by-side run with CUDASW++ 4.0 (built there from its source).
 cp "$shared/tools/sidebyside.sh" "$shared/peers/cudasw4-37a394c.tar.gz" "$bundle/"

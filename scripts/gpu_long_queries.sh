@@ -58,16 +58,10 @@ step_long() {
             --gap-extend 1 --warmup 1 --repeat 3 > "$out/bench_$db.log" 2>&1
     done
     python3 - "$out" <<'PY'
-import re, sys
+import sys
+from bench_rows import rows
 out = sys.argv[1]
-def rows(name):
-    got = {}
-    for line in open(f"{out}/bench_{name}.log"):
-        f = line.split()
-        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
-            got[f[0]] = (int(f[1]), float(f[2]))
-    return got
-a, b = rows("sprot_half"), rows("sprot_half_within")
+a, b = rows(f"{out}/bench_sprot_half.log"), rows(f"{out}/bench_sprot_half_within.log")
 print(f"{'query':<14}{'length':>8}{'with':>10}{'without':>10}{'share':>8}   (warpsw GCUPS, hits beyond 16 bits in the database or not)")
 for q, (n, g) in a.items():
     h = b[q][1]
@@ -119,15 +113,14 @@ step_narrow() {
             > "$out/narrow_$config.log" 2>&1
     done
     python3 - "$out" <<'PY'
-import re, sys
+import sys
+from bench_rows import rows
 out = sys.argv[1]
 configs = "auto g1_r8_lifted g2_r8_lifted g2_r16_lifted g4_r16_lifted g8_r8_lifted".split()
 table, lens = {}, {}
 for c in configs:
-    for line in open(f"{out}/narrow_{c}.log"):
-        f = line.split()
-        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
-            table.setdefault(f[0], {})[c] = float(f[2]); lens[f[0]] = int(f[1])
+    for q, (n, g) in rows(f"{out}/narrow_{c}.log").items():
+        table.setdefault(q, {})[c] = g; lens[q] = n
 print("query length " + " ".join(f"{c.replace('_lifted', ''):>8}" for c in configs))
 for q, row in table.items():
     print(f"{lens[q]:>12} " + " ".join(f"{row.get(c, 0):>8.1f}" for c in configs))
@@ -190,17 +183,11 @@ step_whole() {
         done
     done
     python3 - "$out" <<'PY'
-import re, sys
+import sys
+from bench_rows import rows
 out = sys.argv[1]
-def rows(name):
-    got = {}
-    for line in open(f"{out}/{name}.log"):
-        f = line.split()
-        if len(f) == 3 and f[1].isdigit() and re.fullmatch(r"[\d.]+", f[2]):
-            got[f[0]] = (int(f[1]), float(f[2]))
-    return got
 cols = [(w, r) for r in (1, 2) for w in ("on", "off")]
-t = {c: (rows(f"whole_{c[0]}_sprot_half_{c[1]}"), rows(f"whole_{c[0]}_sprot_half_within_{c[1]}")) for c in cols}
+t = {c: tuple(rows(f"{out}/whole_{c[0]}_{db}_{c[1]}.log") for db in ("sprot_half", "sprot_half_within")) for c in cols}
 print("GCUPS with / without the records beyond 16 bits (share); whole chunks on and off, rounds 1 and 2")
 print(f"{'query':<10}{'length':>7} " + " ".join(f"{w + ' ' + str(r):>22}" for w, r in cols))
 for q, (n, _) in t[cols[0]][0].items():
