@@ -288,12 +288,14 @@ fn route(
         let whole = kernel == Kernel::GroupI16x2
             && gpu_kernels::simt_i16x2::gaps_fit(gaps)
             && rescue::scores_whole(
-                query_len,
-                query_len,
-                longest,
-                chunk.clone().map(|i| db.length(i) as u64).sum(),
-                residues,
-                sm_count,
+                &rescue::PoleSearch {
+                    query_len,
+                    loaded_query_residues: query_len,
+                    longest,
+                    chunk_residues: chunk.clone().map(|i| db.length(i) as u64).sum(),
+                    database_residues: residues,
+                    sm_count,
+                },
                 scoring.matrix.max_score(),
             )?;
         match by_kernel.iter_mut().find(|(k, ..)| *k == kernel) {

@@ -120,77 +120,67 @@ fn pole_share() -> Result<f64> {
 /// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`, or
 /// [`POLE_SHARE_VARIABLE`] to no number of at least 0.
 pub fn scores_whole_chunk(l: &ChunkLaunch<'_>) -> Result<bool> {
-    scores_whole(
-        l.query_len(),
-        l.loaded_query_residues(),
-        l.longest(),
-        l.chunk_residues(),
-        l.database_residues(),
-        l.sm_count(),
-        l.max_score(),
-    )
+    let search = PoleSearch {
+        query_len: l.query_len(),
+        loaded_query_residues: l.loaded_query_residues(),
+        longest: l.longest(),
+        chunk_residues: l.chunk_residues(),
+        database_residues: l.database_residues(),
+        sm_count: l.sm_count(),
+    };
+    scores_whole(&search, l.max_score())
 }
 
-/// [`scores_whole_chunk`] for a query of `query_len` residues, loaded with
-/// others to `loaded_query_residues` in all (its own where it runs alone),
-/// and a chunk whose longest sequence has `longest` residues and which
-/// holds `chunk_residues` of the engine's `database_residues`, on
-/// `sm_count` multiprocessors, with a matrix whose best score is
-/// `max_score` (what `--explain` tells).
+/// What [`scores_whole_chunk`] judges a chunk's launch by (what
+/// `--explain` gives it for a query alone).
+#[derive(Clone, Copy, Debug)]
+pub struct PoleSearch {
+    /// The query's residues.
+    pub query_len: usize,
+    /// Residues of every query loaded with it, its own included (its own
+    /// where it runs alone).
+    pub loaded_query_residues: usize,
+    /// The chunk's longest sequence.
+    pub longest: usize,
+    /// Residues of the chunk's sequences.
+    pub chunk_residues: u64,
+    /// Residues of the engine's database (or part), every chunk's.
+    pub database_residues: u64,
+    /// The GPU's multiprocessors.
+    pub sm_count: usize,
+}
+
+/// [`scores_whole_chunk`] for `search`, with a matrix whose best score is
+/// `max_score`.
 ///
 /// # Errors
 /// [`WHOLE_CHUNKS_VARIABLE`] set to neither `on` nor `off`, or
 /// [`POLE_SHARE_VARIABLE`] to no number of at least 0.
-pub fn scores_whole(
-    query_len: usize,
-    loaded_query_residues: usize,
-    longest: usize,
-    chunk_residues: u64,
-    database_residues: u64,
-    sm_count: usize,
-    max_score: i32,
-) -> Result<bool> {
-    Ok(may_exceed_limit(query_len, longest, max_score)
-        && WHOLE_CHUNKS.on()?
-        && whole_chunk_pays(
-            query_len,
-            loaded_query_residues,
-            longest,
-            chunk_residues,
-            database_residues,
-            sm_count,
-            pole_share()?,
-        ))
+pub fn scores_whole(search: &PoleSearch, max_score: i32) -> Result<bool> {
+    Ok(
+        may_exceed_limit(search.query_len, search.longest, max_score)
+            && WHOLE_CHUNKS.on()?
+            && whole_chunk_pays(search, pole_share()?),
+    )
 }
 
-/// [`scores_whole_chunk`]'s cost model, for a query of `query_len`
-/// residues loaded with others to `loaded_query_residues` in all, a chunk
-/// whose longest sequence has `longest` residues and which holds
-/// `chunk_residues` of the engine's `database_residues`, on `sm_count`
-/// multiprocessors: whether the pole takes more than `pole_share` of the
-/// search and the rescue scores the chunk in less than half the pole.
-fn whole_chunk_pays(
-    query_len: usize,
-    loaded_query_residues: usize,
-    longest: usize,
-    chunk_residues: u64,
-    database_residues: u64,
-    sm_count: usize,
-    pole_share: f64,
-) -> bool {
-    let query = query_len as f64;
-    let sms = sm_count.max(1) as f64;
-    let pair = query * longest as f64;
+/// [`scores_whole_chunk`]'s cost model: whether `s`'s pole takes more
+/// than `pole_share` of the search and the rescue scores the chunk in
+/// less than half the pole.
+fn whole_chunk_pays(s: &PoleSearch, pole_share: f64) -> bool {
+    let query = s.query_len as f64;
+    let sms = s.sm_count.max(1) as f64;
+    let pair = query * s.longest as f64;
     let pole = pair / ONE_WARP_GCUPS;
     // Every query loaded with this one (a partner) is scored in the same
     // search, on the multiprocessors the pole leaves.
-    let loaded = loaded_query_residues.max(query_len) as f64;
-    let search = loaded * database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
+    let loaded = s.loaded_query_residues.max(s.query_len) as f64;
+    let search = loaded * s.database_residues as f64 / (sms * MULTIPROCESSOR_GCUPS);
     // A block's warps take the query's passes in rounds, a pass each.
-    let passes = query_len.div_ceil(PASS_ROWS).max(1);
+    let passes = s.query_len.div_ceil(PASS_ROWS).max(1);
     let rounds = passes.div_ceil(BLOCK_WARPS);
     let block = BLOCK_GCUPS * passes as f64 / (BLOCK_WARPS * rounds) as f64;
-    let whole = (pair / block).max(query * chunk_residues as f64 / (sms * block));
+    let whole = (pair / block).max(query * s.chunk_residues as f64 / (sms * block));
     pole > pole_share * search && 2.0 * whole < pole
 }
 
@@ -270,12 +260,33 @@ pub fn run_chunk(chunk: &PackedChunk, sequential: &[u32], gaps: Gaps, scores: &[
 
 #[cfg(test)]
 mod tests {
-    use super::{POLE_SHARE, may_exceed_limit, whole_chunk_pays};
+    use super::{POLE_SHARE, PoleSearch, may_exceed_limit, whole_chunk_pays};
+
+    /// The search of a query of `query_len` residues loaded with others
+    /// to `loaded` in all, on a chunk of `longest` at most and `chunk`
+    /// residues of `database`, on an H200's 132 multiprocessors.
+    fn search(
+        query_len: usize,
+        loaded: usize,
+        longest: usize,
+        chunk: u64,
+        database: u64,
+    ) -> PoleSearch {
+        PoleSearch {
+            query_len,
+            loaded_query_residues: loaded,
+            longest,
+            chunk_residues: chunk,
+            database_residues: database,
+            sm_count: 132,
+        }
+    }
 
     /// [`whole_chunk_pays`] for a query searched alone.
-    fn alone(query_len: usize, longest: usize, chunk: u64, database: u64, sms: usize) -> bool {
+    fn alone(query_len: usize, longest: usize, chunk: u64, database: u64) -> bool {
         whole_chunk_pays(
-            query_len, query_len, longest, chunk, database, sms, POLE_SHARE,
+            &search(query_len, query_len, longest, chunk, database),
+            POLE_SHARE,
         )
     }
 
@@ -290,22 +301,22 @@ mod tests {
     fn the_longest_records_against_a_long_query_go_whole_to_the_rescue() {
         for query_len in [3_000, 5_030, 18_141, 34_350] {
             assert!(
-                alone(query_len, CHUNK_0.0, CHUNK_0.1, SPROT_HALF, 132),
+                alone(query_len, CHUNK_0.0, CHUNK_0.1, SPROT_HALF),
                 "{query_len}"
             );
             // The second chunk's longest pair is no pole.
             assert!(
-                !alone(query_len, CHUNK_1.0, CHUNK_1.1, SPROT_HALF, 132),
+                !alone(query_len, CHUNK_1.0, CHUNK_1.1, SPROT_HALF),
                 "{query_len}"
             );
         }
         // A longest record of 12,000 residues takes a quarter of the
         // search on its warp: the others' chunks run beside it.
-        assert!(!alone(34_350, 12_000, 800_000, SPROT_HALF, 132));
+        assert!(!alone(34_350, 12_000, 800_000, SPROT_HALF));
         // A database a hundred times as large leaves the pole in the crowd.
-        assert!(!alone(34_350, CHUNK_0.0, CHUNK_0.1, 100 * SPROT_HALF, 132));
+        assert!(!alone(34_350, CHUNK_0.0, CHUNK_0.1, 100 * SPROT_HALF));
         // A chunk of many long sequences scores faster in 16 bits.
-        assert!(!alone(34_350, 6_000, 2_000_000_000, 4 * SPROT_HALF, 132));
+        assert!(!alone(34_350, 6_000, 2_000_000_000, 4 * SPROT_HALF));
     }
 
     /// Paired with a query as long, a query's pole is half the share of
@@ -314,15 +325,14 @@ mod tests {
     fn a_partner_hides_the_pole() {
         for query_len in [5_030, 10_421] {
             let paired = |partner: usize| {
-                whole_chunk_pays(
+                let s = search(
                     query_len,
                     query_len + partner,
                     CHUNK_0.0,
                     CHUNK_0.1,
                     SPROT_HALF,
-                    132,
-                    POLE_SHARE,
-                )
+                );
+                whole_chunk_pays(&s, POLE_SHARE)
             };
             assert!(paired(0), "{query_len}");
             assert!(!paired(query_len), "{query_len}");
