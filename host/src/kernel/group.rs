@@ -261,13 +261,14 @@ pub(super) fn launch_group(l: &ChunkLaunch<'_>, suffix: usize) -> Result<()> {
         return simt_launch(l, "sw_simt_i32", suffix);
     }
     if super::rescue::scores_whole_chunk(l)? {
-        // The rescue scores every pair of the chunk, beside other chunks
-        // once the engine's stream has joined this one.
+        // The rescue scores every pair of the chunk: beside other chunks
+        // once the engine's stream has joined this one, or here where
+        // chunks are launched one after another.
         super::rescue::preset_out_of_range(l)?;
-        return match l.overlapping() {
-            true => Ok(()),
-            false => simt_launch(l, RESCUE_SYMBOL, suffix),
-        };
+        if l.overlapping() {
+            return Ok(());
+        }
+        return simt_launch(l, RESCUE_SYMBOL, suffix);
     }
     let config = config_for(l.longest());
     let Config {
